@@ -1,0 +1,40 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { requireMessagingToken } from "./http/plugins/auth.js";
+import { registerErrorHandling } from "./http/plugins/errors.js";
+import { keyRoutes } from "./http/routes/keys.js";
+import { logRoutes } from "./http/routes/logs.js";
+import { messageRoutes } from "./http/routes/messages.js";
+import { publishRoutes } from "./http/routes/publish.js";
+import type { Services } from "./services/context.js";
+
+/** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
+const BODY_LIMIT = 100 * 1024 * 1024;
+
+/** Builds the Fastify app (both APIs on one port). It never listens by itself; main.ts and the tests do. */
+export function buildApp(services: Services): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: services.log as FastifyBaseLogger,
+    // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    // The Go SDK calls /v2/Schedules; docs use trailing slashes (reference §0).
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
+    trustProxy: false,
+  });
+  registerErrorHandling(app);
+
+  // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+  app.get("/health", async () => ({ status: "ok" }));
+
+  app.register(async (messaging) => {
+    requireMessagingToken(messaging, services);
+    publishRoutes(messaging, services);
+    messageRoutes(messaging, services);
+    logRoutes(messaging, services);
+    keyRoutes(messaging, services);
+  });
+  return app;
+}

@@ -1,0 +1,214 @@
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import type { Clock } from "../domain/clock.js";
+import { canonicalHeaderName } from "../domain/headers.js";
+import type { Message } from "../domain/message.js";
+import type { Dialect } from "../http/dialect.js";
+import type { Loop } from "../maintenance/loop.js";
+import { limitsOf } from "../services/accounts.js";
+import type { Store } from "../store/store.js";
+import type { HttpClient } from "./http-client.js";
+import { type CallbackBuilder, decideOutcome } from "./outcome.js";
+import { deliveryHeaders } from "./request-headers.js";
+
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs">;
+  dialect: Dialect;
+  log: Logger;
+  nodeId: string;
+  http: HttpClient;
+  callbacks: CallbackBuilder;
+}
+
+/** Largest claim in one statement: keeps each group-commit transaction short. */
+const MAX_CLAIM = 500;
+
+/**
+ * The delivery engine of one node: lease due messages, attempt them, record the outcome.
+ * Push, then poll: publishes hand their messages over right after commit (deliverLeased / wake), a timer is armed
+ * for the next due message, and a poll every `pollIntervalMs` finds messages that other nodes wrote.
+ */
+export class Dispatcher implements Loop {
+  private inFlight = 0;
+  private reserved = 0;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private wakeScheduled = false;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  /** A claim stopped at capacity: the next completion must look for more work. */
+  private starved = false;
+  private readonly nonRetryableHeader: string;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
+  }
+
+  get owner(): string {
+    return this.deps.nodeId;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const { leaseMs } = this.deps.config;
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
+    this.wake();
+  }
+
+  /** Stops claiming, then waits for in-flight attempts up to `graceMs`; unfinished ones keep their lease. */
+  async stop(graceMs = 0): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.renewTimer);
+    await this.claiming;
+    if (this.running.size > 0) {
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise((resolve) => {
+          timeout = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timeout);
+    }
+  }
+
+  /** Asks for a claim soon; many wakes in one turn become one claim. */
+  wake(): void {
+    if (this.stopped || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      void this.runOnce();
+    });
+  }
+
+  /** A message becomes due at `at` (a delayed publish, for instance): make sure the timer fires by then. */
+  noteDue(at: number): void {
+    if (at < this.timerAt) this.arm(at);
+  }
+
+  /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
+  reserve(n: number): number {
+    if (this.stopped) return 0;
+    const k = Math.max(0, Math.min(n, this.deps.config.deliveryConcurrency - this.inFlight - this.reserved));
+    this.reserved += k;
+    return k;
+  }
+
+  /** Hands over messages inserted leased to this node, and returns the reservations that went unused. */
+  deliverLeased(messages: Message[], reservedCount: number): void {
+    this.reserved -= reservedCount;
+    for (const m of messages) this.launch(m);
+    if (messages.length < reservedCount) this.wake();
+  }
+
+  runOnce(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = this.claim().finally(() => {
+      this.claiming = undefined;
+    });
+    return this.claiming;
+  }
+
+  private async claim(): Promise<void> {
+    const { store, clock, config, log } = this.deps;
+    try {
+      do {
+        this.claimAgain = false;
+        const free = config.deliveryConcurrency - this.inFlight - this.reserved;
+        if (free <= 0 || this.stopped) {
+          this.starved = true;
+          break;
+        }
+        const now = clock.now();
+        const limit = Math.min(free, MAX_CLAIM);
+        const batch = await store.messageLeaseDue({ now, limit, owner: this.owner, leaseUntil: now + config.leaseMs });
+        for (const m of batch) this.launch(m);
+        if (batch.length === limit) this.claimAgain = true;
+      } while (this.claimAgain && !this.stopped);
+      const next = await store.messageNextDueAt({ now: clock.now() });
+      this.arm(Math.min(next ?? Number.POSITIVE_INFINITY, clock.now() + config.pollIntervalMs));
+    } catch (error) {
+      log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
+      this.arm(clock.now() + config.pollIntervalMs);
+    }
+  }
+
+  private arm(at: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    const delay = Math.max(0, at - this.deps.clock.now());
+    this.timer = setTimeout(() => {
+      this.timerAt = Number.POSITIVE_INFINITY;
+      void this.runOnce();
+    }, delay);
+  }
+
+  private launch(m: Message): void {
+    this.inFlight++;
+    const run: Promise<void> = this.attempt(m)
+      .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
+      .finally(() => {
+        this.inFlight--;
+        this.running.delete(run);
+        if (this.starved) {
+          this.starved = false;
+          this.wake();
+        }
+      });
+    this.running.add(run);
+  }
+
+  private async attempt(m: Message): Promise<void> {
+    const { store, clock, http, dialect } = this.deps;
+    const account = await store.accountGet({ id: m.accountId });
+    if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
+    const limits = limitsOf(account);
+    const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
+    const response = await http.send({
+      url: m.url,
+      method: m.spec.method,
+      headers: deliveryHeaders({ message: m, signingKey: account.currentSigningKey, dialect, nowMs: clock.now() }),
+      body: m.body,
+      timeoutMs,
+      maxBodyBytes: limits.max_message_size,
+    });
+    const now = clock.now();
+    const decision = decideOutcome({
+      message: m,
+      response,
+      now,
+      nonRetryableHeader: this.nonRetryableHeader,
+      callbacks: this.deps.callbacks,
+    });
+    const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
+    if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
+    if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
+    if (decision.newMessages.length > 0) this.wake();
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.inFlight === 0) return;
+    const now = this.deps.clock.now();
+    try {
+      await this.deps.store.messageRenewLeases({ owner: this.owner, leaseUntil: now + this.deps.config.leaseMs });
+    } catch (error) {
+      this.deps.log.error({ err: error }, "renewing leases failed");
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { Agent, type Dispatcher, request } from "undici";
+import { addHeader, type HeaderMap } from "../domain/headers.js";
+import type { AttemptResponse } from "../domain/message.js";
+
+/**
+ * Outgoing HTTP for deliveries and callbacks: undici `request` over one keep-alive Agent (3–5x cheaper than fetch
+ * here). The whole attempt, body included, is bounded by `timeoutMs`; the response body is read up to `maxBodyBytes`.
+ */
+export interface SendParams {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
+
+export interface HttpClient {
+  send(p: SendParams): Promise<AttemptResponse>;
+  close(): Promise<void>;
+}
+
+export function createHttpClient(options: { connect?: Agent.Options["connect"] } = {}): HttpClient {
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    connect: options.connect ?? { timeout: 10_000 },
+  });
+  return {
+    send: (p) => send(agent, p),
+    close: () => agent.close(),
+  };
+}
+
+async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`timeout after ${p.timeoutMs} ms`)), p.timeoutMs);
+  try {
+    const res = await request(p.url, {
+      dispatcher: agent,
+      method: p.method as Dispatcher.HttpMethod,
+      headers: p.headers,
+      body: p.method === "GET" || p.method === "HEAD" ? undefined : p.body,
+      signal: controller.signal,
+      headersTimeout: p.timeoutMs,
+      bodyTimeout: p.timeoutMs,
+    });
+    const headers: HeaderMap = {};
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) addHeader(headers, name, v);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      if (size < p.maxBodyBytes) chunks.push(buf.subarray(0, p.maxBodyBytes - size));
+      size += buf.length;
+    }
+    return { status: res.statusCode, headers, body: Buffer.concat(chunks) };
+  } catch (error) {
+    const reason = controller.signal.aborted ? controller.signal.reason : error;
+    return { headers: {}, body: Buffer.alloc(0), error: describeError(reason) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    const cause = (error as { cause?: unknown }).cause;
+    const causeText = cause instanceof Error ? `: ${cause.message}` : "";
+    return `${code ? `${code}: ` : ""}${error.message}${causeText}`;
+  }
+  return String(error);
+}

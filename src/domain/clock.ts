@@ -1,0 +1,28 @@
+/** Time is injected, never read directly (style habit 2): services and loops take a Clock. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock tests can pin and advance; `offsetMs` shifts real time so timers still fire. */
+export class ManualClock implements Clock {
+  constructor(private current: number = Date.now()) {}
+  now(): number {
+    return this.current;
+  }
+  set(ms: number): void {
+    this.current = ms;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+/** Real time shifted by an offset that tests (or an operator) can move, e.g. to cross a rate period. */
+export class OffsetClock implements Clock {
+  offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+}

@@ -1,0 +1,101 @@
+import type { HeaderMap } from "./headers.js";
+import type { RedactSpec } from "./redact.js";
+
+/**
+ * Internal states of a row in the hot `messages` table. Public log states (reference §4.1) are a superset:
+ * DELIVERED, FAILED and CANCELED rows leave the table, and their history lives in the log.
+ * - CREATED: accepted, waiting for its first attempt (possibly delayed).
+ * - RETRY: a failed attempt is behind it; the next is due at `dueAt`.
+ * - ACTIVE: leased by a node; an attempt is in flight.
+ * - QUEUED: in a FIFO queue behind other messages (not yet eligible).
+ * - WAITING: held by its flow-control key's limits (the key's wait list).
+ * - HELD: delivered or failed, but its callbacks must finish before the next message of its queue may start.
+ */
+export type MessageState = "CREATED" | "RETRY" | "ACTIVE" | "QUEUED" | "WAITING" | "HELD";
+
+export type LogState =
+  | "CREATED"
+  | "ACTIVE"
+  | "RETRY"
+  | "ERROR"
+  | "DELIVERED"
+  | "FAILED"
+  | "CANCEL_REQUESTED"
+  | "CANCELED";
+
+/** What kind of delivery a message is: an ordinary publish, or a callback published for another message. */
+export type MessageKind = "message" | "callback" | "failure_callback";
+
+/** How a callback message is configured (`Svc-Callback-*` / `Svc-Failure-Callback-*`). */
+export interface CallbackConfig {
+  url: string;
+  headers: HeaderMap;
+  method?: string;
+  retries?: number;
+  timeoutMs?: number;
+  retryDelayExpr?: string;
+}
+
+export interface FlowControl {
+  key: string;
+  parallelism?: number;
+  rate?: number;
+  periodSec: number;
+}
+
+/** The immutable configuration of one message, stored as JSON beside its indexed columns. */
+export interface MessageSpec {
+  method: string;
+  /** Headers forwarded to the destination (canonical names; Content-Type included). */
+  headers: HeaderMap;
+  retries: number;
+  retryDelayExpr?: string;
+  /** Svc-Timeout; the plan's timeout still caps it at delivery time. */
+  timeoutMs?: number;
+  callback?: CallbackConfig;
+  failureCallback?: CallbackConfig;
+  labels?: string[];
+  redact?: RedactSpec;
+  flowControl?: FlowControl;
+}
+
+/** One row of the hot table, as the store returns it. */
+export interface Message {
+  id: string;
+  accountId: string;
+  kind: MessageKind;
+  /** For callbacks: the message whose attempt produced this callback. */
+  parentId?: string;
+  state: MessageState;
+  url: string;
+  body: Buffer | undefined;
+  spec: MessageSpec;
+  createdAt: number;
+  notBefore: number;
+  dueAt: number;
+  /** Attempts already made and failed (the `Svc-Retried` value of the next attempt). */
+  retried: number;
+  topicName?: string;
+  endpointName?: string;
+  queueName?: string;
+  scheduleId?: string;
+  callerIp?: string;
+  dedupId?: string;
+  cancelRequested: boolean;
+  leaseOwner?: string;
+  leaseUntil?: number;
+}
+
+/** A message about to be inserted: the store assigns nothing, so the caller knows every id up front. */
+export type NewMessage = Omit<Message, "cancelRequested" | "leaseOwner" | "leaseUntil">;
+
+/** The destination's answer to one attempt (or the network error in its place). */
+export interface AttemptResponse {
+  status?: number;
+  headers: HeaderMap;
+  /** Response body, truncated to the account's max_message_size. */
+  body: Buffer;
+  error?: string;
+}
+
+export const labelsOf = (m: { spec: MessageSpec }): string[] => m.spec.labels ?? [];

@@ -1,0 +1,149 @@
+/**
+ * Plan limits of a messaging account (seed 2.2, reference §6.3). Where the reference has `?`, a value between the
+ * known columns was chosen. Every value can be overridden per plan with FERRY_PLAN_<PLAN>_<FIELD> (see config).
+ */
+export interface PlanLimits {
+  max_message_size: number;
+  max_requests_per_day: number;
+  max_requests_per_day_hard: number;
+  max_endpoints_per_topic: number;
+  max_requests_per_second: number;
+  max_dlq_size: number;
+  max_completion_tokens_per_day: number;
+  max_completion_tokens_per_minute: number;
+  max_completions_per_day: number;
+  max_completions_per_minute: number;
+  max_retries: number;
+  max_topics: number;
+  max_schedules: number;
+  max_events_size: number;
+  max_dlq_retention_time_milis: number;
+  max_delay: number;
+  max_parallelism: number;
+  max_global_parallelism: number;
+  max_queues: number;
+  retention: number;
+  timeout: number;
+  rate_limit: number;
+}
+
+export type PlanName = "free" | "paid" | "msgsvc_fixed_1m" | "msgsvc_fixed_10m" | "msgsvc_fixed_100m" | "msgsvc_fixed";
+
+const DAY_MS = 86_400_000;
+const UNLIMITED = 2_147_483_647;
+
+const paid: PlanLimits = {
+  max_message_size: 10 * 1024 * 1024,
+  // "Unlimited" on the hosted pay-as-you-go plan; a self-hosted service must not stop by surprise.
+  max_requests_per_day: UNLIMITED,
+  max_requests_per_day_hard: UNLIMITED,
+  max_endpoints_per_topic: 100,
+  max_requests_per_second: 100_000,
+  max_dlq_size: 1_000_000,
+  max_completion_tokens_per_day: 10_000,
+  max_completion_tokens_per_minute: 1000,
+  max_completions_per_day: 100,
+  max_completions_per_minute: 10,
+  max_retries: 20,
+  max_topics: 100,
+  max_schedules: 1000,
+  max_events_size: 100_000,
+  max_dlq_retention_time_milis: 7 * DAY_MS,
+  max_delay: 365 * 86_400,
+  max_parallelism: 100,
+  max_global_parallelism: 10_000,
+  max_queues: 100,
+  retention: 14,
+  timeout: 7200,
+  rate_limit: 100,
+};
+
+export const plans: Record<PlanName, PlanLimits> = {
+  free: {
+    ...paid,
+    max_message_size: 1024 * 1024,
+    max_requests_per_day: 1000,
+    max_requests_per_day_hard: 1000,
+    max_requests_per_second: 100,
+    max_topics: 1,
+    max_schedules: 10,
+    max_queues: 10,
+    max_parallelism: 2,
+    max_global_parallelism: 10,
+    max_retries: 3,
+    max_delay: 7 * 86_400,
+    timeout: 900,
+    max_dlq_retention_time_milis: 3 * DAY_MS,
+    max_events_size: 10_000,
+    retention: 3,
+  },
+  paid,
+  msgsvc_fixed_1m: {
+    ...paid,
+    max_message_size: 50 * 1024 * 1024,
+    max_requests_per_day: 1_000_000,
+    max_requests_per_day_hard: 10_000_000,
+    max_requests_per_second: 1000,
+    max_endpoints_per_topic: 1000,
+    max_topics: 1000,
+    max_schedules: 1_000_000,
+    max_queues: 1000,
+    max_parallelism: 200,
+    max_global_parallelism: 200,
+    max_delay: UNLIMITED,
+    timeout: 21_600,
+    max_dlq_size: UNLIMITED,
+    max_dlq_retention_time_milis: 30 * DAY_MS,
+    retention: 7,
+  },
+  msgsvc_fixed_10m: {
+    ...paid,
+    max_message_size: 50 * 1024 * 1024,
+    max_requests_per_day: 10_000_000,
+    max_requests_per_day_hard: 100_000_000,
+    max_requests_per_second: 5000,
+    max_endpoints_per_topic: 1000,
+    max_topics: 1000,
+    max_schedules: 1_000_000,
+    max_queues: 1000,
+    max_parallelism: 500,
+    max_global_parallelism: 500,
+    max_delay: UNLIMITED,
+    timeout: 21_600,
+    max_dlq_size: UNLIMITED,
+    max_dlq_retention_time_milis: 90 * DAY_MS,
+    retention: 14,
+  },
+  msgsvc_fixed_100m: {
+    ...paid,
+    max_message_size: 50 * 1024 * 1024,
+    max_requests_per_day: 100_000_000,
+    max_requests_per_day_hard: 1_000_000_000,
+    max_requests_per_second: 10_000,
+    max_endpoints_per_topic: 1000,
+    max_topics: 1000,
+    max_schedules: 1_000_000,
+    max_queues: 1000,
+    max_parallelism: 1000,
+    max_global_parallelism: 1000,
+    max_delay: UNLIMITED,
+    timeout: 21_600,
+    max_dlq_size: UNLIMITED,
+    max_dlq_retention_time_milis: 90 * DAY_MS,
+    retention: 14,
+  },
+  msgsvc_fixed: {
+    ...paid,
+    max_message_size: 50 * 1024 * 1024,
+    max_delay: UNLIMITED,
+    timeout: 21_600,
+    max_dlq_size: UNLIMITED,
+    max_dlq_retention_time_milis: 30 * DAY_MS,
+  },
+};
+
+export const planNames = Object.keys(plans) as PlanName[];
+
+export function isPlanName(name: string): name is PlanName {
+  return Object.hasOwn(plans, name);
+}

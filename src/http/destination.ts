@@ -1,0 +1,51 @@
+import type { ConfigSource } from "../domain/publish-config.js";
+import type { Dialect } from "./dialect.js";
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * Splits a raw request URL into the destination and the configuration query parameters.
+ * SDKs put the destination raw after the route prefix, and the request's query string belongs to the destination
+ * (reference §0): only `svc_token` and `svc-*` keys are taken out; every other pair is kept byte for byte.
+ * `rest` is the raw URL after the route prefix (e.g. after `/v2/publish/`).
+ */
+export function splitDestination(rest: string, dialect: Dialect): { destination: string; config: Map<string, string> } {
+  const q = rest.indexOf("?");
+  let path = q < 0 ? rest : rest.slice(0, q);
+  const query = q < 0 ? "" : rest.slice(q + 1);
+  const kept: string[] = [];
+  const config = new Map<string, string>();
+  for (const pair of query.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const key = decode(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+    if (key === dialect.tokenQuery) continue;
+    if (key.startsWith(dialect.prefixLower)) config.set(key, decode(eq < 0 ? "" : pair.slice(eq + 1)));
+    else kept.push(pair);
+  }
+  // A percent-encoded destination (`https%3A%2F%2F…`) is decoded; so is a `https:/host` whose `//` a proxy collapsed.
+  if (/^https?%3A/i.test(path)) path = decode(path);
+  path = path.replace(/^(https?):\/(?!\/)/i, "$1://");
+  const destination = kept.length > 0 ? `${path}${path.includes("?") ? "&" : "?"}${kept.join("&")}` : path;
+  return { destination, config };
+}
+
+/** Config query keys of a route without a destination (everything `svc-*`). */
+export function configQuery(query: Record<string, unknown>, dialect: Dialect): Map<string, string> {
+  const config = new Map<string, string>();
+  for (const [key, value] of Object.entries(query)) {
+    const k = key.toLowerCase();
+    if (k.startsWith(dialect.prefixLower)) config.set(k, Array.isArray(value) ? String(value[0]) : String(value));
+  }
+  return config;
+}
+
+export function configSource(headers: ConfigSource["headers"], config: Map<string, string>): ConfigSource {
+  return { headers, query: config };
+}

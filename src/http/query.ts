@@ -1,0 +1,94 @@
+import { invalidField } from "../errors.js";
+import type { LogFilter, MessageFilter, Order } from "../store/store.js";
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** A multi-value filter: repeated keys or one comma-separated value (reference §1.4). */
+export function multi(query: Query, key: string): string[] | undefined {
+  const raw = query[key];
+  if (raw === undefined) return undefined;
+  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(",")).map((v) => v.trim());
+  const nonEmpty = values.filter((v) => v !== "");
+  return nonEmpty.length > 0 ? nonEmpty : undefined;
+}
+
+export function single(query: Query, key: string): string | undefined {
+  const raw = query[key];
+  return Array.isArray(raw) ? raw[raw.length - 1] : raw;
+}
+
+export function intParam(query: Query, key: string, min: number, max: number): number | undefined {
+  const raw = single(query, key);
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max)
+    throw invalidField(key, `"${raw}" must be an integer in ${min}..${max}`);
+  return n;
+}
+
+export function orderParam(query: Query, fallback: Order): Order {
+  const raw = single(query, "order");
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "latestFirst" || raw === "earliestFirst") return raw;
+  throw invalidField("order", `"${raw}" must be latestFirst or earliestFirst`);
+}
+
+/** Unknown query keys are refused with a 4xx naming the key, so a misspelt filter never widens a bulk operation. */
+export function rejectUnknownKeys(query: Query, allowed: ReadonlySet<string>, tokenKey: string): void {
+  for (const key of Object.keys(query)) {
+    if (!allowed.has(key) && key !== tokenKey) throw invalidField(key, "unknown query parameter");
+  }
+}
+
+export const MESSAGE_FILTER_KEYS = [
+  "messageIds",
+  "topicName",
+  "queueName",
+  "url",
+  "host",
+  "path",
+  "label",
+  "flowControlKey",
+  "scheduleId",
+  "callerIp",
+  "callerIP",
+  "fromDate",
+  "toDate",
+] as const;
+
+export function messageFilterFromQuery(query: Query): MessageFilter {
+  const f: MessageFilter = {};
+  const set = (key: keyof MessageFilter, values: string[] | undefined) => {
+    if (values) (f as Record<string, unknown>)[key] = values;
+  };
+  set("messageIds", multi(query, "messageIds"));
+  set("topicName", multi(query, "topicName"));
+  set("queueName", multi(query, "queueName"));
+  set("url", multi(query, "url"));
+  set("host", multi(query, "host"));
+  set("path", multi(query, "path"));
+  set("label", multi(query, "label"));
+  set("flowControlKey", multi(query, "flowControlKey"));
+  set("scheduleId", multi(query, "scheduleId"));
+  set("callerIp", multi(query, "callerIp") ?? multi(query, "callerIP"));
+  const from = intParam(query, "fromDate", 0, Number.MAX_SAFE_INTEGER);
+  const to = intParam(query, "toDate", 0, Number.MAX_SAFE_INTEGER);
+  if (from !== undefined) f.fromDate = from;
+  if (to !== undefined) f.toDate = to;
+  return f;
+}
+
+/** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */
+export function messageFilterFromBody(body: Record<string, unknown>): MessageFilter {
+  const query: Query = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) query[key] = value.map(String);
+    else query[key] = String(value);
+  }
+  return messageFilterFromQuery(query);
+}
+
+export function isEmptyFilter(f: LogFilter): boolean {
+  return Object.keys(f).length === 0;
+}

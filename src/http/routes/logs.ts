@@ -1,0 +1,61 @@
+import type { FastifyInstance } from "fastify";
+import { invalidField } from "../../errors.js";
+import type { Services } from "../../services/context.js";
+import { expandStates, listLogs } from "../../services/messages.js";
+import type { Account, LogFilter } from "../../store/store.js";
+import {
+  intParam,
+  MESSAGE_FILTER_KEYS,
+  messageFilterFromQuery,
+  multi,
+  orderParam,
+  type Query,
+  rejectUnknownKeys,
+  single,
+} from "../query.js";
+import { logRecord } from "../views/log-view.js";
+
+const LOG_KEYS = new Set<string>([
+  ...MESSAGE_FILTER_KEYS,
+  "messageId",
+  "state",
+  "cursor",
+  "count",
+  "order",
+  "api",
+  "trimBody",
+]);
+
+/** Logs (formerly events): `/v2/events` answers `events`; `/v2/logs` answers both `logs` and `events`. */
+export function logRoutes(app: FastifyInstance, services: Services): void {
+  async function page(query: Query, account: Account) {
+    rejectUnknownKeys(query, LOG_KEYS, services.dialect.tokenQuery);
+    const filter: LogFilter = messageFilterFromQuery(query);
+    const ids = filter.messageIds ?? multi(query, "messageId");
+    if (ids) filter.messageIds = ids;
+    const states = expandStates(multi(query, "state"));
+    if (states) filter.state = states;
+    const p: Parameters<typeof listLogs>[2] = {
+      filter,
+      count: intParam(query, "count", 1, 1000) ?? 100,
+      order: orderParam(query, "latestFirst"),
+    };
+    const cursor = single(query, "cursor");
+    if (cursor !== undefined && cursor !== "") {
+      if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
+      p.cursor = cursor;
+    }
+    const result = await listLogs(services, account, p);
+    return { logs: result.logs.map(logRecord), cursor: result.cursor };
+  }
+
+  app.get("/v2/events", async (request) => {
+    const { logs, cursor } = await page(request.query as Query, request.account);
+    return cursor === undefined ? { events: logs } : { cursor, events: logs };
+  });
+
+  app.get("/v2/logs", async (request) => {
+    const { logs, cursor } = await page(request.query as Query, request.account);
+    return cursor === undefined ? { logs, events: logs } : { cursor, logs, events: logs };
+  });
+}

@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { startFerry } from "./server.js";
+
+/** Process entry: `ferry serve` (the default command). */
+async function serve(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const ferry = await startFerry(config);
+  const { generated, account } = ferry.bootstrap;
+  if (Object.keys(generated).length > 0) {
+    // Printed once, on the start that generated them; they are stored and reused afterwards.
+    const lines = [
+      "Ferry generated credentials for the default messaging account (shown once; set them in the environment to pin them):",
+      generated.token ? `  FERRY_TOKEN=${generated.token}` : "",
+      generated.currentSigningKey ? `  FERRY_CURRENT_SIGNING_KEY=${generated.currentSigningKey}` : "",
+      generated.nextSigningKey ? `  FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}` : "",
+    ].filter((l) => l !== "");
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  ferry.services.log.info({ url: ferry.url, account: account.id, dialect: config.dialect }, "ferry listening");
+
+  const shutdown = (signal: string) => {
+    ferry.services.log.info({ signal }, "shutting down");
+    ferry.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        ferry.services.log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+}
+
+const command = process.argv[2] ?? "serve";
+if (command === "serve") {
+  serve().catch((error: unknown) => {
+    process.stderr.write(
+      `ferry failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+} else {
+  process.stderr.write(`unknown command "${command}"; usage: ferry serve\n`);
+  process.exit(2);
+}

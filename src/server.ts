@@ -1,0 +1,106 @@
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import { buildApp } from "./app.js";
+import type { Config } from "./config.js";
+import { type Clock, systemClock } from "./domain/clock.js";
+import { ulid } from "./domain/ids.js";
+import { Dispatcher } from "./delivery/dispatcher.js";
+import { createHttpClient } from "./delivery/http-client.js";
+import type { CallbackBuilder } from "./delivery/outcome.js";
+import { dialectFor } from "./http/dialect.js";
+import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
+import type { GroupResolver, Services } from "./services/context.js";
+import { openStore } from "./store/open.js";
+import { notFound } from "./errors.js";
+
+export const version: string = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+export interface Ferry {
+  app: FastifyInstance;
+  services: Services;
+  bootstrap: BootstrapResult;
+  /** Base URL once listening, e.g. http://127.0.0.1:8080 */
+  url: string;
+  loops: Record<string, Loop>;
+  /** Graceful stop: stop accepting, let deliveries finish within the grace period, close the store. */
+  stop(): Promise<void>;
+}
+
+/** Callbacks come with the callbacks capability; until it is wired, attempts produce none. */
+const noCallbacks: CallbackBuilder = () => [];
+
+const noGroups: GroupResolver = {
+  resolve: async (_account, name) => {
+    throw notFound(`url group ${name}`);
+  },
+};
+
+/** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
+export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
+  const log = options.log ?? pino({ level: config.logLevel, redact: ["req.headers.authorization"] });
+  const clock = options.clock ?? systemClock;
+  const store = await openStore(config);
+  await store.migrate();
+  const bootstrap = await ensureDefaultAccount(config, store, clock.now());
+  const nodeId = `node_${ulid()}`;
+  const dialect = dialectFor(config.dialect, version);
+  const http = createHttpClient();
+
+  const services: Services = {
+    config,
+    store,
+    clock,
+    dialect,
+    log,
+    version,
+    groups: noGroups,
+    dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
+  };
+  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: noCallbacks });
+  services.dispatcher = dispatcher;
+
+  // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
+  if (store.capabilities.singleNode) {
+    await store.messageReleaseLeases({ now: clock.now(), expiredOnly: false, exceptOwner: nodeId });
+  }
+
+  const loops: Record<string, Loop> = {
+    dispatcher,
+    rescuer: new IntervalLoop(
+      "rescuer",
+      Math.max(500, Math.floor(config.leaseMs / 3)),
+      async () => {
+        const released = await store.messageReleaseLeases({ now: clock.now(), expiredOnly: true, exceptOwner: nodeId });
+        if (released > 0) dispatcher.wake();
+      },
+      log,
+    ),
+    retention: new IntervalLoop(
+      "retention",
+      60_000,
+      () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
+      log,
+    ),
+  };
+
+  const app = buildApp(services);
+  const address = await app.listen({ port: config.port, host: config.host });
+  for (const loop of Object.values(loops)) loop.start();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await app.close();
+      await dispatcher.stop(config.shutdownGraceMs);
+      for (const [name, loop] of Object.entries(loops)) if (name !== "dispatcher") await loop.stop();
+      await http.close();
+      await store.close();
+    })();
+    return stopping;
+  };
+  return { app, services, bootstrap, url: address, loops, stop };
+}

@@ -1,0 +1,51 @@
+import { notFound } from "../errors.js";
+import type { Account, LogFilter, MessageFilter, Order } from "../store/store.js";
+import type { Services } from "./context.js";
+
+export async function getMessage(services: Services, account: Account, id: string) {
+  const message = await services.store.messageGet({ accountId: account.id, id });
+  if (!message || message.state === "HELD") throw notFound(`message ${id}`);
+  return message;
+}
+
+/** Cancels one message: 404 when it is unknown or already finished. */
+export async function cancelMessage(services: Services, account: Account, id: string): Promise<number> {
+  const cancelled = await cancelMessages(services, account, { messageIds: [id] });
+  if (cancelled === 0) throw notFound(`message ${id}`);
+  return cancelled;
+}
+
+/** `messageIds`, when given, overrides every other filter (reference §1.4). */
+export function cancelMessages(services: Services, account: Account, filter: MessageFilter, count?: number) {
+  const effective = filter.messageIds ? { messageIds: filter.messageIds } : filter;
+  const p: Parameters<typeof services.store.messageCancel>[0] = {
+    accountId: account.id,
+    now: services.clock.now(),
+    filter: effective,
+  };
+  if (count !== undefined) p.count = count;
+  return services.store.messageCancel(p);
+}
+
+/** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (reference §4.1). */
+export function expandStates(states: string[] | undefined): string[] | undefined {
+  if (!states) return undefined;
+  return [
+    ...new Set(
+      states.flatMap((s) => {
+        const upper = s.toUpperCase();
+        if (upper === "IN_PROGRESS") return ["ACTIVE", "RETRY", "ERROR"];
+        if (upper === "CANCELLED") return ["CANCELED"];
+        return [upper];
+      }),
+    ),
+  ];
+}
+
+export function listLogs(
+  services: Services,
+  account: Account,
+  p: { filter: LogFilter; cursor?: string; count: number; order: Order },
+) {
+  return services.store.logList({ accountId: account.id, ...p });
+}

@@ -1,0 +1,149 @@
+import { createHash } from "node:crypto";
+import type { HeaderMap } from "../domain/headers.js";
+import { newMessageId } from "../domain/ids.js";
+import type { NewMessage } from "../domain/message.js";
+import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig } from "../domain/publish-config.js";
+import { AppError, invalidField } from "../errors.js";
+import type { Account, InsertItem } from "../store/store.js";
+import { limitsOf } from "./accounts.js";
+import type { PublishTarget, Services } from "./context.js";
+
+export interface PublishInput {
+  account: Account;
+  /** A full http(s) URL (query string included) or a URL-group name. */
+  destination: string;
+  source: ConfigSource;
+  body: Buffer;
+  callerIp: string;
+  queueName?: string;
+  scheduleId?: string;
+}
+
+export interface PublishedMessage {
+  messageId: string;
+  url: string;
+  deduplicated: boolean;
+}
+
+/** URL or group? Group names are alphanumerics, `-`, `_`, `.`; anything else must be an http(s) URL. */
+const GROUP_NAME = /^[A-Za-z0-9._-]+$/;
+
+export function isUrlDestination(destination: string): boolean {
+  return /^https?:\/\//i.test(destination);
+}
+
+export async function resolveTargets(
+  services: Services,
+  account: Account,
+  destination: string,
+): Promise<{ targets: PublishTarget[]; defaultHeaders: HeaderMap }> {
+  if (isUrlDestination(destination)) {
+    return { targets: [{ url: parseHttpUrl(destination, "destination") }], defaultHeaders: {} };
+  }
+  if (!GROUP_NAME.test(destination)) {
+    throw invalidField("destination", `"${destination}" has invalid scheme, add http:// or https://`);
+  }
+  return services.groups.resolve(account, destination);
+}
+
+/** Group default headers apply unless the request sets the same header (request headers win). */
+function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
+  if (Object.keys(defaults).length === 0) return source;
+  const headers = { ...source.headers };
+  for (const [name, values] of Object.entries(defaults)) {
+    const key = name.toLowerCase();
+    if (headers[key] === undefined && !source.query.has(key)) headers[key] = values.length === 1 ? values[0] : values;
+  }
+  return { headers, query: source.query };
+}
+
+function contentHash(destination: string, body: Buffer, spec: NewMessage["spec"]): string {
+  const h = createHash("sha256").update(destination).update("\0").update(body).update("\0");
+  for (const name of Object.keys(spec.headers).sort()) h.update(`${name}:${spec.headers[name]!.join(",")}\n`);
+  return h.digest("base64url");
+}
+
+/** Builds the messages of one publish (one per target) without writing anything. */
+export function buildMessages(
+  input: PublishInput,
+  targets: PublishTarget[],
+  parsed: ParsedConfig,
+  now: number,
+): { message: NewMessage; dedupKey?: string }[] {
+  const contentKey = parsed.contentBasedDedup ? contentHash(input.destination, input.body, parsed.spec) : undefined;
+  return targets.map((t) => {
+    const message: NewMessage = {
+      id: newMessageId(now),
+      accountId: input.account.id,
+      kind: "message",
+      state: input.queueName !== undefined ? "QUEUED" : "CREATED",
+      url: t.url,
+      body: input.body.length > 0 ? input.body : undefined,
+      spec: parsed.spec,
+      createdAt: now,
+      notBefore: parsed.notBefore,
+      dueAt: Math.max(now, parsed.notBefore),
+      retried: 0,
+      callerIp: input.callerIp,
+    };
+    if (t.topicName !== undefined) message.topicName = t.topicName;
+    if (t.endpointName !== undefined) message.endpointName = t.endpointName;
+    if (input.queueName !== undefined) message.queueName = input.queueName;
+    if (input.scheduleId !== undefined) message.scheduleId = input.scheduleId;
+    const item: { message: NewMessage; dedupKey?: string } = { message };
+    const dedup =
+      parsed.dedupId !== undefined ? `id:${parsed.dedupId}` : contentKey ? `content:${contentKey}` : undefined;
+    if (dedup !== undefined) {
+      message.dedupId = parsed.dedupId ?? contentKey!;
+      // Per endpoint: one endpoint of a group may be a duplicate while another is not (reference §7).
+      item.dedupKey = `${dedup}|${t.url}`;
+    }
+    return item;
+  });
+}
+
+/**
+ * Publish use case: validate, resolve the destination, write durably, then hand due messages to this node's
+ * dispatcher. A message that can go at once is inserted already leased to this node, so it needs no claim.
+ */
+export async function publish(services: Services, input: PublishInput): Promise<PublishedMessage[]> {
+  const { store, clock, config, dialect, dispatcher } = services;
+  const limits = limitsOf(input.account);
+  if (input.body.length > limits.max_message_size) {
+    throw new AppError(
+      "payload_too_large",
+      `invalid body: ${input.body.length} bytes is above the plan's max_message_size (${limits.max_message_size})`,
+    );
+  }
+  const now = clock.now();
+  const { targets, defaultHeaders } = await resolveTargets(services, input.account, input.destination);
+  const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  const built = buildMessages(input, targets, parsed, now);
+
+  const immediate = built.filter(
+    (b) => b.message.state === "CREATED" && b.message.dueAt <= now && !b.message.spec.flowControl,
+  );
+  const reserved = dispatcher.reserve(immediate.length);
+  const leaseUntil = now + config.leaseMs;
+  const fast = new Set(immediate.slice(0, reserved).map((b) => b.message.id));
+  const items: InsertItem[] = built.map((b) =>
+    fast.has(b.message.id) ? { ...b, leaseOwner: dispatcher.owner, leaseUntil } : b,
+  );
+
+  let results: Awaited<ReturnType<typeof store.messageInsertMany>>;
+  try {
+    results = await store.messageInsertMany({ items, now, dedupWindowMs: config.dedupWindowMs });
+  } catch (error) {
+    dispatcher.deliverLeased([], reserved);
+    throw error;
+  }
+  const leased = results.flatMap((r) => (r.message && r.message.leaseOwner !== undefined ? [r.message] : []));
+  dispatcher.deliverLeased(leased, reserved);
+  for (const r of results) {
+    if (r.message && r.message.leaseOwner === undefined) {
+      if (r.message.dueAt <= now) dispatcher.wake();
+      else dispatcher.noteDue(r.message.dueAt);
+    }
+  }
+  return results.map((r, i) => ({ messageId: r.messageId, url: targets[i]!.url, deduplicated: r.deduplicated }));
+}

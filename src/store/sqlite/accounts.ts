@@ -1,0 +1,57 @@
+import type { Account, Store } from "../store.js";
+import type { SqliteContext } from "./context.js";
+import { type AccountRow, accountFromRow } from "./rows.js";
+
+type AccountQueries = Pick<
+  Store,
+  "accountInsert" | "accountUpdate" | "accountGet" | "accountGetByToken" | "accountFirst" | "accountRotateKeys"
+>;
+
+export function accountQueries(ctx: SqliteContext): AccountQueries {
+  const { db } = ctx;
+  const byId = db.prepare("SELECT * FROM accounts WHERE id = ?");
+  const byToken = db.prepare("SELECT * FROM accounts WHERE token = ?");
+  const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1");
+  const insert = db.prepare(
+    `INSERT INTO accounts (id, customer_id, token, password, current_signing_key, next_signing_key, plan, state, active, created_at)
+     VALUES (@id, @customerId, @token, @password, @currentSigningKey, @nextSigningKey, @plan, @state, @active, @createdAt)`,
+  );
+  const rotate = db.prepare(
+    "UPDATE accounts SET current_signing_key = next_signing_key, next_signing_key = ? WHERE id = ? RETURNING *",
+  );
+  const columns: Record<string, string> = {
+    token: "token",
+    password: "password",
+    currentSigningKey: "current_signing_key",
+    nextSigningKey: "next_signing_key",
+    plan: "plan",
+    state: "state",
+    active: "active",
+  };
+  const get = (row: unknown): Account | undefined => (row ? accountFromRow(row as AccountRow) : undefined);
+
+  return {
+    accountInsert: ({ account }) => ctx.write(() => void insert.run({ ...account, active: account.active ? 1 : 0 })),
+    accountUpdate: ({ id, patch }) =>
+      ctx.write(() => {
+        const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+        const sets = entries.map(([k]) => `${columns[k]} = ?`);
+        const values = entries.map(([, v]) => (typeof v === "boolean" ? (v ? 1 : 0) : v));
+        const row =
+          sets.length === 0
+            ? byId.get(id)
+            : db.prepare(`UPDATE accounts SET ${sets.join(", ")} WHERE id = ? RETURNING *`).get(...values, id);
+        if (!row) throw new Error(`account ${id} not found`);
+        return accountFromRow(row as AccountRow);
+      }),
+    accountGet: async ({ id }) => get(byId.get(id)),
+    accountGetByToken: async ({ token }) => get(byToken.get(token)),
+    accountFirst: async () => get(first.get()),
+    accountRotateKeys: ({ id, next }) =>
+      ctx.write(() => {
+        const row = rotate.get(next, id);
+        if (!row) throw new Error(`account ${id} not found`);
+        return accountFromRow(row as AccountRow);
+      }),
+  };
+}

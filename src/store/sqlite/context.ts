@@ -1,0 +1,105 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { LogEntry } from "../../domain/log.js";
+import type { NewMessage } from "../../domain/message.js";
+import type { UsageMetric } from "../store.js";
+import { migrate } from "./migrate.js";
+import { logParams, messageParams } from "./rows.js";
+import { WriteBatcher } from "./write-batcher.js";
+
+/** What every SQLite query module shares: the connection, the group-commit batcher and the common writes. */
+export interface SqliteContext {
+  db: Database.Database;
+  /** Every write goes through here; reads use `db` directly. */
+  write<T>(op: () => T): Promise<T>;
+  insertLog(entry: LogEntry): void;
+  insertMessage(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null): void;
+  addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
+  close(): void;
+}
+
+const MESSAGE_COLUMNS = [
+  "id",
+  "account_id",
+  "kind",
+  "parent_id",
+  "state",
+  "due_at",
+  "lease_owner",
+  "lease_until",
+  "url",
+  "body",
+  "spec",
+  "created_at",
+  "not_before",
+  "retried",
+  "topic_name",
+  "endpoint_name",
+  "queue_name",
+  "schedule_id",
+  "caller_ip",
+  "labels",
+  "flow_key",
+  "dedup_id",
+];
+const LOG_COLUMNS = [
+  "account_id",
+  "message_id",
+  "state",
+  "time",
+  "url",
+  "topic_name",
+  "endpoint_name",
+  "queue_name",
+  "schedule_id",
+  "caller_ip",
+  "labels",
+  "flow_key",
+  "details",
+];
+
+const insertSql = (table: string, columns: string[]) =>
+  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
+
+function urlPart(url: string, part: "host" | "path"): string | null {
+  try {
+    const u = new URL(url);
+    return part === "host" ? u.hostname : u.pathname;
+  } catch {
+    return null;
+  }
+}
+
+export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): SqliteContext {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${synchronous}`);
+  // Another process (the `ferry` CLI) may write while the server runs; wait for its lock instead of failing.
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+  db.function("url_host", { deterministic: true }, (url: unknown) => urlPart(String(url), "host"));
+  db.function("url_path", { deterministic: true }, (url: unknown) => urlPart(String(url), "path"));
+  migrate(db);
+
+  const batcher = new WriteBatcher(db);
+  const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));
+  const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
+  const addUsage = db.prepare(
+    `INSERT INTO usage (account_id, minute, metric, count, bytes) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, minute, metric) DO UPDATE SET count = count + excluded.count, bytes = bytes + excluded.bytes`,
+  );
+  return {
+    db,
+    write: (op) => batcher.run(op),
+    insertLog: (e) => insertLog.run(logParams(e)),
+    insertMessage: (m, owner, until) => insertMessage.run(messageParams(m, owner, until)),
+    addUsage: (accountId, now, metric, count, bytes) =>
+      addUsage.run(accountId, now - (now % 60_000), metric, count, bytes),
+    close: () => {
+      batcher.flush();
+      db.close();
+    },
+  };
+}

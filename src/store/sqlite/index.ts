@@ -1,0 +1,22 @@
+import type { SqliteSynchronous } from "../../config.js";
+import type { Store } from "../store.js";
+import { accountQueries } from "./accounts.js";
+import { openSqlite } from "./context.js";
+import { logQueries } from "./logs.js";
+import { messageQueries } from "./messages.js";
+
+/**
+ * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
+ * Migrations run when the file is opened, before any statement is prepared.
+ */
+export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronous }): Store {
+  const ctx = openSqlite(p.path, p.synchronous);
+  return {
+    capabilities: { singleNode: true },
+    migrate: async () => {},
+    close: async () => ctx.close(),
+    ...accountQueries(ctx),
+    ...messageQueries(ctx),
+    ...logQueries(ctx),
+  };
+}

@@ -1,0 +1,188 @@
+import { createdLogEntry, logEntry } from "../../domain/log.js";
+import type { Message } from "../../domain/message.js";
+import type { InsertResult, Store } from "../store.js";
+import type { SqliteContext } from "./context.js";
+import { filterSql } from "./filters.js";
+import { type MessageRow, messageFromRow } from "./rows.js";
+
+type MessageQueries = Pick<
+  Store,
+  | "messageInsertMany"
+  | "messageGet"
+  | "messageLeaseDue"
+  | "messageRenewLeases"
+  | "messageReleaseLeases"
+  | "messageNextDueAt"
+  | "messageFinish"
+  | "messageCancel"
+>;
+
+export function messageQueries(ctx: SqliteContext): MessageQueries {
+  const { db } = ctx;
+  const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
+  const dedupGet = db.prepare("SELECT message_id, expires_at FROM dedup WHERE account_id = ? AND key = ?");
+  const dedupPut = db.prepare(
+    `INSERT INTO dedup (account_id, key, message_id, expires_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, key) DO UPDATE SET message_id = excluded.message_id, expires_at = excluded.expires_at`,
+  );
+  // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
+  const lease = db.prepare(
+    `UPDATE messages SET state = 'ACTIVE', lease_owner = @owner, lease_until = @leaseUntil
+     WHERE seq IN (SELECT seq FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= @now ORDER BY due_at LIMIT @limit)
+     RETURNING *`,
+  );
+  const renew = db.prepare("UPDATE messages SET lease_until = ? WHERE state = 'ACTIVE' AND lease_owner = ?");
+  const releaseExpired = db.prepare(
+    `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, due_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE state = 'ACTIVE' AND lease_until < @now`,
+  );
+  const releaseForeign = db.prepare(
+    `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, due_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE state = 'ACTIVE' AND lease_owner IS NOT @exceptOwner`,
+  );
+  const nextDue = db.prepare("SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')");
+  const ownedRow = db.prepare(
+    "SELECT cancel_requested FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'",
+  );
+  const remove = db.prepare("DELETE FROM messages WHERE id = ?");
+  const toRetry = db.prepare(
+    `UPDATE messages SET state = 'RETRY', due_at = ?, retried = retried + 1, lease_owner = NULL, lease_until = NULL
+     WHERE id = ?`,
+  );
+  const markCancel = db.prepare("UPDATE messages SET cancel_requested = 1 WHERE id = ?");
+  const insertDlq = db.prepare(
+    `INSERT INTO dlq (dlq_id, account_id, message_id, kind, parent_id, url, body, spec, created_at, not_before, retried,
+       topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, failed_at, response_status,
+       response_headers, response_body, error)
+     SELECT @dlqId, account_id, id, kind, parent_id, url, body, spec, created_at, not_before, retried, topic_name,
+       endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, @now, @status, @headers, @body, @error
+     FROM messages WHERE id = @id`,
+  );
+
+  const insertNew = (items: Parameters<Store["messageInsertMany"]>[0]["items"], now: number, windowMs: number) => {
+    const results: InsertResult[] = [];
+    for (const item of items) {
+      const m = item.message;
+      if (item.dedupKey !== undefined) {
+        const hit = dedupGet.get(m.accountId, item.dedupKey) as { message_id: string; expires_at: number } | undefined;
+        if (hit && hit.expires_at > now) {
+          results.push({ messageId: hit.message_id, deduplicated: true });
+          continue;
+        }
+        dedupPut.run(m.accountId, item.dedupKey, m.id, now + windowMs);
+      }
+      const leased = item.leaseOwner !== undefined;
+      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
+      ctx.insertMessage(stored, item.leaseOwner ?? null, item.leaseUntil ?? null);
+      const message: Message = { ...stored, cancelRequested: false };
+      if (leased) {
+        message.leaseOwner = item.leaseOwner!;
+        message.leaseUntil = item.leaseUntil!;
+      }
+      ctx.insertLog(createdLogEntry(message, now));
+      if (leased) ctx.insertLog(logEntry(message, "ACTIVE", now));
+      ctx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
+      results.push({ messageId: m.id, deduplicated: false, message });
+    }
+    return results;
+  };
+
+  return {
+    messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write(() => insertNew(items, now, dedupWindowMs)),
+
+    messageGet: async ({ accountId, id }) => {
+      const row = get.get(id, accountId) as MessageRow | undefined;
+      return row ? messageFromRow(row) : undefined;
+    },
+
+    messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
+      ctx.write(() => {
+        const rows = lease.all({ now, limit, owner, leaseUntil }) as MessageRow[];
+        const messages = rows.map(messageFromRow);
+        for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", now));
+        return messages;
+      }),
+
+    messageRenewLeases: ({ owner, leaseUntil }) => ctx.write(() => renew.run(leaseUntil, owner).changes),
+
+    messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
+      ctx.write(() => (expiredOnly ? releaseExpired.run({ now }) : releaseForeign.run({ now, exceptOwner })).changes),
+
+    messageNextDueAt: async () => {
+      const row = nextDue.get() as { due: number | null };
+      return row.due ?? undefined;
+    },
+
+    messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
+      ctx.write(() => {
+        const row = ownedRow.get(m.id, owner) as { cancel_requested: number } | undefined;
+        if (!row) return false; // the lease was lost: another node owns this message now
+        let kind = outcome.kind;
+        // A cancel recorded while the attempt ran wins over a retry; a success still counts as delivered.
+        if (row.cancel_requested === 1 && kind === "retry") kind = "canceled";
+        for (const entry of logs) {
+          if (kind === "canceled" && entry.state === "RETRY") continue;
+          ctx.insertLog(entry);
+        }
+        switch (kind) {
+          case "delivered":
+            remove.run(m.id);
+            ctx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+            break;
+          case "retry":
+            toRetry.run((outcome as { dueAt: number }).dueAt, m.id);
+            ctx.addUsage(m.accountId, now, "retried", 1, 0);
+            break;
+          case "failed": {
+            const o = outcome as Extract<typeof outcome, { kind: "failed" }>;
+            insertDlq.run({
+              dlqId: o.dlqId,
+              now,
+              id: m.id,
+              status: o.response.status ?? null,
+              headers: JSON.stringify(o.response.headers),
+              body: o.response.body,
+              error: o.response.error ?? null,
+            });
+            remove.run(m.id);
+            ctx.addUsage(m.accountId, now, "failed", 1, 0);
+            break;
+          }
+          case "canceled":
+            if (outcome.kind !== "canceled") ctx.insertLog(logEntry(m, "CANCELED", now));
+            remove.run(m.id);
+            ctx.addUsage(m.accountId, now, "canceled", 1, 0);
+            break;
+        }
+        insertNew(
+          newMessages.map((message) => ({ message })),
+          now,
+          0,
+        );
+        return true;
+      }),
+
+    messageCancel: ({ accountId, now, filter, count }) =>
+      ctx.write(() => {
+        const { where, params } = filterSql(filter, { time: "created_at", idColumn: "id" });
+        const sql = `SELECT * FROM messages WHERE account_id = ? AND state != 'HELD' AND cancel_requested = 0
+          ${where.map((w) => `AND ${w}`).join(" ")} ORDER BY seq ${count !== undefined ? "LIMIT ?" : ""}`;
+        const rows = db.prepare(sql).all(accountId, ...params, ...(count !== undefined ? [count] : [])) as MessageRow[];
+        for (const row of rows) {
+          const m = messageFromRow(row);
+          ctx.insertLog(logEntry(m, "CANCEL_REQUESTED", now));
+          if (m.state === "ACTIVE") {
+            // In flight: the attempt's outcome honours the request (see messageFinish).
+            markCancel.run(m.id);
+          } else {
+            remove.run(m.id);
+            ctx.insertLog(logEntry(m, "CANCELED", now));
+            ctx.addUsage(accountId, now, "canceled", 1, 0);
+          }
+        }
+        return rows.length;
+      }),
+  };
+}

@@ -1,0 +1,150 @@
+import type { LogDetails, LogEntry } from "../domain/log.js";
+import type { Message, NewMessage } from "../domain/message.js";
+import type { PlanName } from "../domain/plans.js";
+
+/**
+ * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
+ * day one so SQLite and PostgreSQL fit behind it. Every query that depends on time takes `now`.
+ * Capability interfaces for the other issues (DLQ, topics, queues, schedules, flow control, management) extend this
+ * one in files of their own.
+ */
+export interface StoreCapabilities {
+  /**
+   * True when exactly one Ferry process uses the database (SQLite): at boot, every lease left by an earlier process
+   * is dead and is released at once instead of waiting for it to expire.
+   */
+  singleNode: boolean;
+}
+
+export interface Account {
+  id: string;
+  customerId: string;
+  token: string;
+  password: string;
+  currentSigningKey: string;
+  nextSigningKey: string;
+  plan: PlanName;
+  state: string;
+  active: boolean;
+  createdAt: number;
+}
+
+/** Message and log filters (reference §1.4): values of one filter are OR'ed, different filters AND'ed. */
+export interface MessageFilter {
+  messageIds?: string[];
+  topicName?: string[];
+  queueName?: string[];
+  url?: string[];
+  host?: string[];
+  path?: string[];
+  label?: string[];
+  flowControlKey?: string[];
+  scheduleId?: string[];
+  callerIp?: string[];
+  /** Unix ms, inclusive, on the message's creation time (or the log entry's time). */
+  fromDate?: number;
+  toDate?: number;
+}
+
+export interface LogFilter extends MessageFilter {
+  /** Public states; IN_PROGRESS is already expanded by the caller. */
+  state?: string[];
+}
+
+export type Order = "latestFirst" | "earliestFirst";
+
+export interface LogRecord extends LogEntry {
+  /** Position of the entry, usable as a cursor. */
+  seq: string;
+  /** The message's CREATED entry details (header, body, method …), merged in by the store. */
+  created?: LogDetails;
+}
+
+export interface InsertItem {
+  message: NewMessage;
+  /** Deduplication key already scoped to the destination; a live key makes the insert a duplicate. */
+  dedupKey?: string;
+  /** Insert already leased to this owner: the publishing node delivers it at once, without a claim round-trip. */
+  leaseOwner?: string;
+  leaseUntil?: number;
+}
+
+export interface InsertResult {
+  messageId: string;
+  deduplicated: boolean;
+  /** The message as inserted (undefined for a duplicate). */
+  message?: Message;
+}
+
+/** What became of one attempt. The delivery engine decides; the store applies it atomically. */
+export type Outcome =
+  | { kind: "delivered" }
+  | { kind: "retry"; dueAt: number }
+  | { kind: "failed"; dlqId: string; response: DlqResponse }
+  | { kind: "canceled" };
+
+export interface DlqResponse {
+  status?: number;
+  headers: Record<string, string[]>;
+  body: Buffer;
+  error?: string;
+}
+
+export interface FinishParams {
+  message: Message;
+  owner: string;
+  now: number;
+  outcome: Outcome;
+  /** Log entries for this transition (ERROR, RETRY, DELIVERED, FAILED, CANCELED …). */
+  logs: LogEntry[];
+  /** Callback and failure-callback messages born of this attempt, inserted in the same transaction. */
+  newMessages: NewMessage[];
+}
+
+export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
+
+export interface Store {
+  readonly capabilities: StoreCapabilities;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  accountInsert(p: { account: Account }): Promise<void>;
+  accountGet(p: { id: string }): Promise<Account | undefined>;
+  accountGetByToken(p: { token: string }): Promise<Account | undefined>;
+  /** The first account ever created: the default account of a single-tenant install. */
+  accountFirst(): Promise<Account | undefined>;
+  /** Overwrites the given credential fields (token rotation, configured keys). Returns the updated account. */
+  accountUpdate(p: {
+    id: string;
+    patch: Partial<
+      Pick<Account, "token" | "password" | "currentSigningKey" | "nextSigningKey" | "plan" | "state" | "active">
+    >;
+  }): Promise<Account>;
+  /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */
+  accountRotateKeys(p: { id: string; next: string }): Promise<Account>;
+
+  /** Inserts messages with their CREATED (and, when leased, ACTIVE) log entries; duplicates are skipped. */
+  messageInsertMany(p: { items: InsertItem[]; now: number; dedupWindowMs: number }): Promise<InsertResult[]>;
+  messageGet(p: { accountId: string; id: string }): Promise<Message | undefined>;
+  /** Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. */
+  messageLeaseDue(p: { now: number; limit: number; owner: string; leaseUntil: number }): Promise<Message[]>;
+  /** Extends every lease `owner` holds: one statement per node instead of one per message. */
+  messageRenewLeases(p: { owner: string; leaseUntil: number }): Promise<number>;
+  /** Makes due again the messages whose lease expired (their node died), or every lease not held by `exceptOwner`. */
+  messageReleaseLeases(p: { now: number; expiredOnly: boolean; exceptOwner: string }): Promise<number>;
+  /** Earliest due time of a message waiting for an attempt, to arm the dispatcher's timer. */
+  messageNextDueAt(p: { now: number }): Promise<number | undefined>;
+  /** Applies an attempt's outcome if `owner` still holds the lease; false when the lease was lost meanwhile. */
+  messageFinish(p: FinishParams): Promise<boolean>;
+  /** Cancels matching messages (all of the account's when the filter is empty); returns how many. */
+  messageCancel(p: { accountId: string; now: number; filter: MessageFilter; count?: number }): Promise<number>;
+
+  logList(p: { accountId: string; filter: LogFilter; cursor?: string; count: number; order: Order }): Promise<{
+    logs: LogRecord[];
+    cursor?: string;
+  }>;
+  /** Retention: drops log entries and expired deduplication keys older than the given times. */
+  logDeleteBefore(p: { before: number; now: number }): Promise<number>;
+
+  usageAdd(p: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number }): Promise<void>;
+}

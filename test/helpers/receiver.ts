@@ -1,0 +1,140 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What a test destination answers; consumed in order by `respondWith`, then `setDefault` applies. */
+export interface Behavior {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Wait this long before answering (timeouts, concurrency). */
+  delayMs?: number;
+  /** Destroy the socket instead of answering (a connection reset). */
+  reset?: boolean;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  /** Path and query, e.g. `/hook?x=1`. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  at: number;
+}
+
+/**
+ * A real local HTTP receiver on 127.0.0.1 that records every request and fails on demand (style habit 10: tests
+ * wait for events instead of sleeping). It also tracks how many requests are in progress at once.
+ */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  maxConcurrent = 0;
+  private concurrent = 0;
+  private readonly script: Behavior[] = [];
+  private fallback: Behavior = { status: 200, body: "ok" };
+  private readonly waiters: { count: number; resolve: () => void }[] = [];
+  private cursor = 0;
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<Receiver> {
+    let receiver: Receiver | undefined;
+    const server = createServer((req, res) => void receiver!.handle(req, res));
+    server.keepAliveTimeout = 60_000;
+    receiver = new Receiver(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return receiver;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  url(path = "/"): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  /** The next requests get these behaviors, in order. */
+  respondWith(...behaviors: Behavior[]): this {
+    this.script.push(...behaviors);
+    return this;
+  }
+
+  setDefault(behavior: Behavior): this {
+    this.fallback = behavior;
+    return this;
+  }
+
+  /** Resolves when at least `count` requests have arrived in total. */
+  waitForCount(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
+    if (this.requests.length >= count) return Promise.resolve(this.requests.slice(0, count));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`receiver got ${this.requests.length} of ${count} requests in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.requests.slice(0, count));
+        },
+      });
+    });
+  }
+
+  /** The next request not yet returned by next(). */
+  async next(opts: { timeoutMs?: number } = {}): Promise<ReceivedRequest> {
+    const index = this.cursor++;
+    await this.waitForCount(index + 1, opts.timeoutMs ?? 10_000);
+    return this.requests[index]!;
+  }
+
+  /** Asserts that nothing more arrives during `ms` (used sparingly, for "must not happen" rules). */
+  async expectQuiet(ms: number): Promise<void> {
+    const before = this.requests.length;
+    await new Promise((r) => setTimeout(r, ms));
+    if (this.requests.length !== before) {
+      throw new Error(`expected no request, got ${this.requests.length - before}`);
+    }
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.concurrent++;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const behavior = this.script.shift() ?? this.fallback;
+      if (behavior.delayMs) await new Promise((r) => setTimeout(r, behavior.delayMs));
+      this.requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body,
+        text: body.toString("utf8"),
+        at: Date.now(),
+      });
+      for (const w of [...this.waiters]) {
+        if (this.requests.length >= w.count) {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+      if (behavior.reset) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(behavior.status ?? 200, behavior.headers ?? {});
+      res.end(behavior.body ?? "");
+    } finally {
+      this.concurrent--;
+    }
+  }
+}
