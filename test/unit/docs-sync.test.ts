@@ -27,6 +27,7 @@ describe("docs stay true", () => {
 
   it("documents every error code with its status", () => {
     const doc = read("docs/errors.md");
-    for (const [code, status] of Object.entries(errorCatalog)) expect(doc, code).toContain(`| \`${code}\` | ${status} |`);
+    for (const [code, status] of Object.entries(errorCatalog))
+      expect(doc, code).toContain(`| \`${code}\` | ${status} |`);
   });
 });

@@ -1,0 +1,189 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newMessageId } from "../../src/domain/ids.js";
+import { logEntry } from "../../src/domain/log.js";
+import type { NewMessage } from "../../src/domain/message.js";
+import type { Store } from "../../src/store/store.js";
+import { adapters } from "./adapters.js";
+
+const NOW = 1_800_000_000_000;
+const account = {
+  id: "acc-1",
+  customerId: "c",
+  token: "t1",
+  password: "p",
+  currentSigningKey: "sig_current_key_0000",
+  nextSigningKey: "sig_next_key_00000000",
+  plan: "paid" as const,
+  state: "active",
+  active: true,
+  createdAt: NOW,
+};
+
+function message(over: Partial<NewMessage> = {}): NewMessage {
+  return {
+    id: newMessageId(NOW),
+    accountId: account.id,
+    kind: "message",
+    state: "CREATED",
+    url: "http://127.0.0.1:9/x",
+    body: Buffer.from("b"),
+    spec: { method: "POST", headers: {}, retries: 3 },
+    createdAt: NOW,
+    notBefore: 0,
+    dueAt: NOW,
+    retried: 0,
+    ...over,
+  };
+}
+
+for (const adapter of adapters) {
+  describe(`store conformance: ${adapter.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, dispose } = await adapter.open());
+      await store.accountInsert({ account });
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    const insert = (...messages: NewMessage[]) =>
+      store.messageInsertMany({ items: messages.map((m) => ({ message: m })), now: NOW, dedupWindowMs: 600_000 });
+
+    it("inserts, reads back and scopes messages by account", async () => {
+      const m = message({ spec: { method: "PUT", headers: { "X-A": ["1"] }, retries: 2, labels: ["l"] } });
+      const [r] = await insert(m);
+      expect(r).toMatchObject({ messageId: m.id, deduplicated: false });
+      const got = await store.messageGet({ accountId: account.id, id: m.id });
+      expect(got).toMatchObject({ id: m.id, url: m.url, state: "CREATED", spec: m.spec, retried: 0 });
+      expect(got!.body!.toString()).toBe("b");
+      expect(await store.messageGet({ accountId: "other", id: m.id })).toBeUndefined();
+    });
+
+    it("deduplicates within the window and not after it", async () => {
+      const a = message();
+      const b = message();
+      const items = (m: NewMessage, now: number) =>
+        store.messageInsertMany({ items: [{ message: m, dedupKey: "k" }], now, dedupWindowMs: 1000 });
+      expect((await items(a, NOW))[0]).toMatchObject({ messageId: a.id, deduplicated: false });
+      expect((await items(b, NOW + 999))[0]).toMatchObject({ messageId: a.id, deduplicated: true });
+      expect((await items(b, NOW + 1000))[0]).toMatchObject({ messageId: b.id, deduplicated: false });
+    });
+
+    it("leases only due messages, oldest due first, each to one owner", async () => {
+      const late = message({ dueAt: NOW + 10_000 });
+      const first = message({ dueAt: NOW - 2 });
+      const second = message({ dueAt: NOW - 1 });
+      await insert(late, second, first);
+      const a = await store.messageLeaseDue({ now: NOW, limit: 1, owner: "A", leaseUntil: NOW + 1000 });
+      const b = await store.messageLeaseDue({ now: NOW, limit: 10, owner: "B", leaseUntil: NOW + 1000 });
+      expect(a.map((m) => m.id)).toEqual([first.id]);
+      expect(b.map((m) => m.id)).toEqual([second.id]);
+      expect(b[0]!.leaseOwner).toBe("B");
+      expect(await store.messageNextDueAt({ now: NOW })).toBe(late.dueAt);
+    });
+
+    it("rescues expired leases, and drops the outcome of a node that lost its lease", async () => {
+      const m = message();
+      await insert(m);
+      const [leased] = await store.messageLeaseDue({ now: NOW, limit: 1, owner: "A", leaseUntil: NOW + 1000 });
+      expect(await store.messageReleaseLeases({ now: NOW + 500, expiredOnly: true, exceptOwner: "x" })).toBe(0);
+      expect(await store.messageRenewLeases({ owner: "A", leaseUntil: NOW + 2000 })).toBe(1);
+      expect(await store.messageReleaseLeases({ now: NOW + 1500, expiredOnly: true, exceptOwner: "x" })).toBe(0);
+      expect(await store.messageReleaseLeases({ now: NOW + 2500, expiredOnly: true, exceptOwner: "x" })).toBe(1);
+      const [again] = await store.messageLeaseDue({ now: NOW + 2500, limit: 1, owner: "B", leaseUntil: NOW + 9000 });
+      expect(again!.id).toBe(m.id);
+      const stale = await store.messageFinish({
+        message: leased!,
+        owner: "A",
+        now: NOW + 3000,
+        outcome: { kind: "delivered" },
+        logs: [],
+        newMessages: [],
+      });
+      expect(stale).toBe(false);
+      const ok = await store.messageFinish({
+        message: again!,
+        owner: "B",
+        now: NOW + 3000,
+        outcome: { kind: "delivered" },
+        logs: [logEntry(again!, "DELIVERED", NOW + 3000)],
+        newMessages: [],
+      });
+      expect(ok).toBe(true);
+      expect(await store.messageGet({ accountId: account.id, id: m.id })).toBeUndefined();
+    });
+
+    it("schedules a retry, moves a failure to the DLQ, and honours a cancel recorded during an attempt", async () => {
+      const retry = message();
+      const fail = message();
+      const cancel = message();
+      await insert(retry, fail, cancel);
+      const leased = await store.messageLeaseDue({ now: NOW, limit: 10, owner: "A", leaseUntil: NOW + 1000 });
+      const byId = new Map(leased.map((m) => [m.id, m]));
+      const finish = (id: string, outcome: Parameters<Store["messageFinish"]>[0]["outcome"]) =>
+        store.messageFinish({ message: byId.get(id)!, owner: "A", now: NOW, outcome, logs: [], newMessages: [] });
+
+      await finish(retry.id, { kind: "retry", dueAt: NOW + 5000 });
+      expect(await store.messageGet({ accountId: account.id, id: retry.id })).toMatchObject({
+        state: "RETRY",
+        retried: 1,
+        dueAt: NOW + 5000,
+      });
+
+      await finish(fail.id, {
+        kind: "failed",
+        dlqId: `${NOW}-1`,
+        response: { status: 500, headers: {}, body: Buffer.from("no") },
+      });
+      expect(await store.messageGet({ accountId: account.id, id: fail.id })).toBeUndefined();
+
+      expect(await store.messageCancel({ accountId: account.id, now: NOW, filter: { messageIds: [cancel.id] } })).toBe(
+        1,
+      );
+      await finish(cancel.id, { kind: "retry", dueAt: NOW + 5000 });
+      expect(await store.messageGet({ accountId: account.id, id: cancel.id })).toBeUndefined();
+      const states = (
+        await store.logList({
+          accountId: account.id,
+          filter: { messageIds: [cancel.id] },
+          count: 10,
+          order: "earliestFirst",
+        })
+      ).logs.map((l) => l.state);
+      expect(states).toEqual(["CREATED", "ACTIVE", "CANCEL_REQUESTED", "CANCELED"]);
+    });
+
+    it("cancels by filter with an exact count", async () => {
+      const labelled = (l: string) => message({ spec: { method: "POST", headers: {}, retries: 0, labels: [l] } });
+      await insert(labelled("x"), labelled("x"), labelled("y"));
+      expect(await store.messageCancel({ accountId: account.id, now: NOW, filter: { label: ["x"] }, count: 1 })).toBe(
+        1,
+      );
+      expect(await store.messageCancel({ accountId: account.id, now: NOW, filter: { label: ["x"] } })).toBe(1);
+      expect(await store.messageCancel({ accountId: account.id, now: NOW, filter: {} })).toBe(1);
+    });
+
+    it("rotates signing keys and updates credentials", async () => {
+      const rotated = await store.accountRotateKeys({ id: account.id, next: "sig_brand_new_key_000" });
+      expect(rotated).toMatchObject({
+        currentSigningKey: account.nextSigningKey,
+        nextSigningKey: "sig_brand_new_key_000",
+      });
+      const updated = await store.accountUpdate({ id: account.id, patch: { token: "t2" } });
+      expect(updated.token).toBe("t2");
+      expect(await store.accountGetByToken({ token: "t1" })).toBeUndefined();
+      expect((await store.accountGetByToken({ token: "t2" }))!.id).toBe(account.id);
+    });
+
+    it("trims logs older than the retention", async () => {
+      const m = message();
+      await insert(m);
+      expect(await store.logDeleteBefore({ before: NOW + 1, now: NOW })).toBeGreaterThanOrEqual(1);
+      expect(
+        (await store.logList({ accountId: account.id, filter: {}, count: 10, order: "latestFirst" })).logs,
+      ).toEqual([]);
+    });
+  });
+}
