@@ -3,6 +3,8 @@
  * docs/configuration.md (a test keeps the two in sync). A bad value stops start-up with the variable's name.
  */
 
+import { EgressConfigError, parseEgressPolicy } from "./domain/egress-policy.js";
+
 export type Dialect = "neutral" | "upstash";
 export type SqliteSynchronous = "FULL" | "NORMAL";
 
@@ -38,6 +40,11 @@ export interface Config {
   dedupWindowMs: number;
   /** Plan of the default account. (Default: paid) */
   defaultPlan: string;
+  /**
+   * Where deliveries and callbacks may connect: CIDRs and host names, comma-separated. (Default: everything except
+   * the cloud-metadata ranges 169.254.0.0/16 and fe80::/10, which need an explicit entry.)
+   */
+  destinationAllow: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -110,7 +117,19 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionMs: int(env, "FERRY_LOG_RETENTION_MS", 14 * DAY_MS, 60_000, 365 * DAY_MS),
     dedupWindowMs: int(env, "FERRY_DEDUP_WINDOW_MS", 10 * 60_000, 0, 365 * DAY_MS),
     defaultPlan: str(env, "FERRY_DEFAULT_PLAN", "paid"),
+    destinationAllow: destinationAllow(env),
   };
+}
+
+function destinationAllow(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_DESTINATION_ALLOW");
+  try {
+    parseEgressPolicy(raw);
+  } catch (error) {
+    if (error instanceof EgressConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return raw;
 }
 
 /** Documented options, name → default, for docs/configuration.md and its sync test. */
@@ -131,4 +150,5 @@ export const configDefaults: Record<string, string> = {
   FERRY_LOG_RETENTION_MS: "1209600000",
   FERRY_DEDUP_WINDOW_MS: "600000",
   FERRY_DEFAULT_PLAN: "paid",
+  FERRY_DESTINATION_ALLOW: "(everything but the cloud-metadata ranges)",
 };

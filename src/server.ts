@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
+import { parseEgressPolicy } from "./domain/egress-policy.js";
 import { createHttpClient } from "./delivery/http-client.js";
 import type { CallbackBuilder } from "./delivery/outcome.js";
 import { dialectFor } from "./http/dialect.js";
@@ -48,7 +49,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
   const bootstrap = await ensureDefaultAccount(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
-  const http = createHttpClient();
+  const http = createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
 
   const services: Services = {
     config,

@@ -1,6 +1,8 @@
 import { Agent, type Dispatcher, request } from "undici";
 import { addHeader, type HeaderMap } from "../domain/headers.js";
 import type { AttemptResponse } from "../domain/message.js";
+import type { EgressPolicy } from "../domain/egress-policy.js";
+import { egressConnector } from "./egress.js";
 
 /**
  * Outgoing HTTP for deliveries and callbacks: undici `request` over one keep-alive Agent (3–5x cheaper than fetch
@@ -20,11 +22,11 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-export function createHttpClient(options: { connect?: Agent.Options["connect"] } = {}): HttpClient {
+export function createHttpClient(options: { egress: EgressPolicy }): HttpClient {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
-    connect: options.connect ?? { timeout: 10_000 },
+    connect: egressConnector(options.egress, { timeout: 10_000 }),
   });
   return {
     send: (p) => send(agent, p),
