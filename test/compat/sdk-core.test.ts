@@ -54,7 +54,7 @@ describe("@upstash/qstash against Ferry (upstash dialect)", () => {
     expect(message.messageId).toBe(first.messageId);
     expect(message.url).toBe(url);
     expect(message.labels ?? [message.label]).toContain("sdk-label");
-    expect(message.notBefore - message.createdAt).toBe(3_600_000);
+    expect(Number(message.notBefore) - message.createdAt).toBe(3_600_000);
   });
 
   it("messages.delete, deleteMany and deleteAll cancel", async () => {
