@@ -31,9 +31,9 @@ const MAX_CLAIM = 500;
  * for the next due message, and a poll every `pollIntervalMs` finds messages that other nodes wrote.
  */
 export class Dispatcher implements Loop {
-  private inFlight = 0;
   private reserved = 0;
-  private readonly running = new Set<Promise<void>>();
+  /** Attempts running on this node, by message id: the only leases this node renews. */
+  private readonly running = new Map<string, Promise<void>>();
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -54,7 +54,7 @@ export class Dispatcher implements Loop {
   }
 
   get inFlightCount(): number {
-    return this.inFlight;
+    return this.running.size;
   }
 
   start(): void {
@@ -74,7 +74,7 @@ export class Dispatcher implements Loop {
     if (this.running.size > 0) {
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running]),
+        Promise.allSettled([...this.running.values()]),
         new Promise((resolve) => {
           timeout = setTimeout(resolve, graceMs);
         }),
@@ -101,7 +101,7 @@ export class Dispatcher implements Loop {
   /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
   reserve(n: number): number {
     if (this.stopped) return 0;
-    const k = Math.max(0, Math.min(n, this.deps.config.deliveryConcurrency - this.inFlight - this.reserved));
+    const k = Math.max(0, Math.min(n, this.deps.config.deliveryConcurrency - this.running.size - this.reserved));
     this.reserved += k;
     return k;
   }
@@ -129,7 +129,7 @@ export class Dispatcher implements Loop {
     try {
       do {
         this.claimAgain = false;
-        const free = config.deliveryConcurrency - this.inFlight - this.reserved;
+        const free = config.deliveryConcurrency - this.running.size - this.reserved;
         if (free <= 0 || this.stopped) {
           this.starved = true;
           break;
@@ -160,18 +160,17 @@ export class Dispatcher implements Loop {
   }
 
   private launch(m: Message): void {
-    this.inFlight++;
     const run: Promise<void> = this.attempt(m)
+      // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
-        this.inFlight--;
-        this.running.delete(run);
+        this.running.delete(m.id);
         if (this.starved) {
           this.starved = false;
           this.wake();
         }
       });
-    this.running.add(run);
+    this.running.set(m.id, run);
   }
 
   private async attempt(m: Message): Promise<void> {
@@ -203,10 +202,14 @@ export class Dispatcher implements Loop {
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.inFlight === 0) return;
+    if (this.running.size === 0) return;
     const now = this.deps.clock.now();
     try {
-      await this.deps.store.messageRenewLeases({ owner: this.owner, leaseUntil: now + this.deps.config.leaseMs });
+      await this.deps.store.messageRenewLeases({
+        owner: this.owner,
+        ids: [...this.running.keys()],
+        leaseUntil: now + this.deps.config.leaseMs,
+      });
     } catch (error) {
       this.deps.log.error({ err: error }, "renewing leases failed");
     }

@@ -128,8 +128,11 @@ export interface Store {
   messageGet(p: { accountId: string; id: string }): Promise<Message | undefined>;
   /** Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. */
   messageLeaseDue(p: { now: number; limit: number; owner: string; leaseUntil: number }): Promise<Message[]>;
-  /** Extends every lease `owner` holds: one statement per node instead of one per message. */
-  messageRenewLeases(p: { owner: string; leaseUntil: number }): Promise<number>;
+  /**
+   * Extends the leases of the attempts `owner` still runs: one statement per node instead of one per message.
+   * Only the listed ids are renewed, so a message whose attempt died inside a live node still expires and is rescued.
+   */
+  messageRenewLeases(p: { owner: string; ids: string[]; leaseUntil: number }): Promise<number>;
   /** Makes due again the messages whose lease expired (their node died), or every lease not held by `exceptOwner`. */
   messageReleaseLeases(p: { now: number; expiredOnly: boolean; exceptOwner: string }): Promise<number>;
   /** Earliest due time of a message waiting for an attempt, to arm the dispatcher's timer. */

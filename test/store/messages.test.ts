@@ -89,7 +89,9 @@ for (const adapter of adapters) {
       await insert(m);
       const [leased] = await store.messageLeaseDue({ now: NOW, limit: 1, owner: "A", leaseUntil: NOW + 1000 });
       expect(await store.messageReleaseLeases({ now: NOW + 500, expiredOnly: true, exceptOwner: "x" })).toBe(0);
-      expect(await store.messageRenewLeases({ owner: "A", leaseUntil: NOW + 2000 })).toBe(1);
+      expect(await store.messageRenewLeases({ owner: "B", ids: [m.id], leaseUntil: NOW + 2000 })).toBe(0);
+      expect(await store.messageRenewLeases({ owner: "A", ids: ["msg_other"], leaseUntil: NOW + 2000 })).toBe(0);
+      expect(await store.messageRenewLeases({ owner: "A", ids: [m.id], leaseUntil: NOW + 2000 })).toBe(1);
       expect(await store.messageReleaseLeases({ now: NOW + 1500, expiredOnly: true, exceptOwner: "x" })).toBe(0);
       expect(await store.messageReleaseLeases({ now: NOW + 2500, expiredOnly: true, exceptOwner: "x" })).toBe(1);
       const [again] = await store.messageLeaseDue({ now: NOW + 2500, limit: 1, owner: "B", leaseUntil: NOW + 9000 });

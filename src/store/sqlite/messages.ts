@@ -31,7 +31,9 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
      WHERE seq IN (SELECT seq FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= @now ORDER BY due_at LIMIT @limit)
      RETURNING *`,
   );
-  const renew = db.prepare("UPDATE messages SET lease_until = ? WHERE state = 'ACTIVE' AND lease_owner = ?");
+  const renew = db.prepare(
+    "UPDATE messages SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?)) AND state = 'ACTIVE' AND lease_owner = ?",
+  );
   const releaseExpired = db.prepare(
     `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, due_at = @now,
        lease_owner = NULL, lease_until = NULL
@@ -105,7 +107,8 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
         return messages;
       }),
 
-    messageRenewLeases: ({ owner, leaseUntil }) => ctx.write(() => renew.run(leaseUntil, owner).changes),
+    messageRenewLeases: ({ owner, ids, leaseUntil }) =>
+      ctx.write(() => renew.run(leaseUntil, JSON.stringify(ids), owner).changes),
 
     messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
       ctx.write(() => (expiredOnly ? releaseExpired.run({ now }) : releaseForeign.run({ now, exceptOwner })).changes),
