@@ -132,6 +132,30 @@ describe("callback after a 2xx (seed 3.3 rule 1)", () => {
   });
 });
 
+describe("redaction", () => {
+  it("fields named in Svc-Redact-Fields stay redacted in sourceHeader and sourceBody; the destination gets them", async () => {
+    const dest = await receiver();
+    const cb = await receiver();
+    await publish(
+      server,
+      dest.url("/ok"),
+      {
+        "svc-redact-fields": "body,header[X-Secret]",
+        "svc-forward-x-secret": "s3cret",
+        "svc-forward-x-plain": "p",
+        "svc-callback": cb.url("/cb"),
+      },
+      "private",
+    );
+    const c = json(await cb.next());
+    expect(c.sourceHeader["X-Plain"]).toBe("p");
+    expect(c.sourceHeader["X-Secret"]).toMatch(/^REDACTED:[0-9a-f]{64}$/);
+    expect(Buffer.from(c.sourceBody, "base64").toString()).toMatch(/^REDACTED:[0-9a-f]{64}$/);
+    expect(dest.requests[0]!.text).toBe("private");
+    expect(dest.requests[0]!.headers["x-secret"]).toBe("s3cret");
+  });
+});
+
 describe("a callback is a message of its own (seed 3.3 rule 6)", () => {
   it("is logged, retried by Svc-Callback-Retries / -Retry-Delay, and keeps its id across attempts", async () => {
     const dest = await receiver();
