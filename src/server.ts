@@ -8,8 +8,9 @@ import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
 import { createHttpClient } from "./delivery/http-client.js";
-import type { CallbackBuilder } from "./delivery/outcome.js";
+import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./http/dialect.js";
+import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
 import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
 import type { GroupResolver, Services } from "./services/context.js";
@@ -30,9 +31,6 @@ export interface Ferry {
   /** Graceful stop: stop accepting, let deliveries finish within the grace period, close the store. */
   stop(): Promise<void>;
 }
-
-/** Callbacks come with the callbacks capability; until it is wired, attempts produce none. */
-const noCallbacks: CallbackBuilder = () => [];
 
 const noGroups: GroupResolver = {
   resolve: async (_account, name) => {
@@ -61,7 +59,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
     groups: noGroups,
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
-  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: noCallbacks });
+  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: buildCallbacks });
   services.dispatcher = dispatcher;
 
   // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
@@ -86,6 +84,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
       log,
     ),
+    dlqTrimmer: dlqTrimmer({ store, clock, log }),
   };
 
   const app = buildApp(services);

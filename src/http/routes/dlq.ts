@@ -1,0 +1,168 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ConfigSource } from "../../domain/publish-config.js";
+import { invalidField } from "../../errors.js";
+import type { Services } from "../../services/context.js";
+import { deleteDlq, deleteDlqMany, getDlq, listDlq, retryDlq, retryDlqMany } from "../../services/dlq.js";
+import type { DlqFilter } from "../../store/store-dlq.js";
+import { jsonObjectBody } from "../body.js";
+import { configQuery } from "../destination.js";
+import {
+  intParam,
+  messageFilterFromQuery,
+  multi,
+  orderParam,
+  type Query,
+  rejectUnknownKeys,
+  single,
+} from "../query.js";
+import { dlqRecord } from "../views/dlq-view.js";
+
+/** Filters the DLQ accepts (reference §1.8); `api` is deprecated and ignored. */
+const FILTER_KEYS = [
+  "dlqIds",
+  "messageId",
+  "messageIds",
+  "url",
+  "topicName",
+  "scheduleId",
+  "queueName",
+  "fromDate",
+  "toDate",
+  "responseStatus",
+  "callerIp",
+  "callerIP",
+  "label",
+  "flowControlKey",
+  "api",
+];
+const PAGE_KEYS = new Set([...FILTER_KEYS, "cursor", "count", "order"]);
+const BULK_KEYS = new Set([...FILTER_KEYS, "cursor", "count"]);
+/** Accepted by message cancel and logs, refused here (reference §1.8). */
+const REFUSED_KEYS = ["host", "path"];
+/** Page size of listing and bulk retry. (Default and max: 100) */
+const MAX_PAGE = 100;
+
+function dlqFilter(query: Query): DlqFilter {
+  const { host: _host, path: _path, ...common } = messageFilterFromQuery(query);
+  const filter: DlqFilter = common;
+  const messageIds = [...(multi(query, "messageIds") ?? []), ...(multi(query, "messageId") ?? [])];
+  if (messageIds.length > 0) filter.messageIds = messageIds;
+  else delete filter.messageIds;
+  const dlqIds = multi(query, "dlqIds");
+  if (dlqIds) filter.dlqIds = dlqIds;
+  const statuses = multi(query, "responseStatus");
+  if (statuses) {
+    filter.responseStatus = statuses.map((s) => {
+      if (!/^\d{1,3}$/.test(s)) throw invalidField("responseStatus", `"${s}" is not an HTTP status code`);
+      return Number(s);
+    });
+  }
+  return filter;
+}
+
+/** Query keys (and JSON body fields, for the Python and Go SDKs) as one query; unknown keys are a 400 naming them. */
+function readQuery(
+  request: FastifyRequest,
+  allowed: ReadonlySet<string>,
+  services: Services,
+  withBody: boolean,
+): Query {
+  const query: Query = {};
+  for (const [key, value] of Object.entries(request.query as Query)) {
+    // Retry requests may carry configuration as `svc-*` query keys; they are read separately.
+    if (!key.toLowerCase().startsWith(services.dialect.prefixLower)) query[key] = value;
+  }
+  const body = withBody ? jsonObjectBody(request) : undefined;
+  for (const [key, value] of Object.entries(body ?? {})) {
+    if (value === null || value === undefined) continue;
+    if (key === "dlqIds" && !(Array.isArray(value) && value.every((v) => typeof v === "string"))) {
+      throw invalidField("dlqIds", "must be an array of dlq ids");
+    }
+    query[key] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  for (const key of REFUSED_KEYS) {
+    if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
+  }
+  rejectUnknownKeys(query, allowed, services.dialect.tokenQuery);
+  return query;
+}
+
+function cursorParam(query: Query): string | undefined {
+  const cursor = single(query, "cursor");
+  if (cursor === undefined || cursor === "") return undefined;
+  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
+  return cursor;
+}
+
+/** `count` above the maximum is capped rather than refused: the page is simply full. */
+function pageCount(query: Query): number {
+  return Math.min(intParam(query, "count", 1, Number.MAX_SAFE_INTEGER) ?? MAX_PAGE, MAX_PAGE);
+}
+
+/** Configuration of a retry: the request's `Svc-*` headers and `svc-*` query keys override the original's. */
+function overrides(request: FastifyRequest, services: Services): ConfigSource {
+  return { headers: request.headers, query: configQuery(request.query as Record<string, unknown>, services.dialect) };
+}
+
+export function dlqRoutes(app: FastifyInstance, services: Services): void {
+  app.get("/v2/dlq", async (request) => {
+    const query = readQuery(request, PAGE_KEYS, services, false);
+    const p: Parameters<typeof listDlq>[2] = {
+      filter: dlqFilter(query),
+      count: pageCount(query),
+      order: orderParam(query, "earliestFirst"),
+    };
+    const cursor = cursorParam(query);
+    if (cursor !== undefined) p.cursor = cursor;
+    const page = await listDlq(services, request.account, p);
+    const messages = page.entries.map(dlqRecord);
+    // `messages` is always present; `cursor` only when another page follows (never an empty string).
+    return page.cursor === undefined ? { messages } : { cursor: page.cursor, messages };
+  });
+
+  app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", async (request) =>
+    dlqRecord(await getDlq(services, request.account, request.params.dlqId)),
+  );
+
+  app.delete<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", async (request, reply) => {
+    await deleteDlq(services, request.account, request.params.dlqId);
+    return reply.status(200).send();
+  });
+
+  // Bulk delete: dlqIds (query or JSON body), or filters with count and cursor; nothing at all deletes everything.
+  app.delete("/v2/dlq", async (request) => {
+    const query = readQuery(request, BULK_KEYS, services, true);
+    const filter = dlqFilter(query);
+    if (filter.dlqIds) return deleteDlqMany(services, request.account, { filter: { dlqIds: filter.dlqIds } });
+    const count = intParam(query, "count", 1, Number.MAX_SAFE_INTEGER);
+    const cursor = cursorParam(query);
+    const everything = Object.keys(filter).length === 0 && count === undefined && cursor === undefined;
+    const p: Parameters<typeof deleteDlqMany>[2] = { filter };
+    if (!everything) p.count = count ?? MAX_PAGE;
+    if (cursor !== undefined) p.cursor = cursor;
+    return deleteDlqMany(services, request.account, p);
+  });
+
+  app.post<{ Params: { dlqId: string } }>("/v2/dlq/retry/:dlqId", async (request, reply) => {
+    const result = await retryDlq(services, request.account, request.params.dlqId, overrides(request, services));
+    reply.status(201);
+    return result.deduplicated ? { messageId: result.messageId, deduplicated: true } : { messageId: result.messageId };
+  });
+
+  app.post("/v2/dlq/retry", async (request, reply) => {
+    const query = readQuery(request, BULK_KEYS, services, true);
+    const filter = dlqFilter(query);
+    const p: Parameters<typeof retryDlqMany>[2] = {
+      filter: filter.dlqIds ? { dlqIds: filter.dlqIds } : filter,
+      count: pageCount(query),
+    };
+    const cursor = cursorParam(query);
+    if (cursor !== undefined) p.cursor = cursor;
+    const result = await retryDlqMany(services, request.account, p, overrides(request, services));
+    reply.status(201);
+    return {
+      responses: result.responses.map((r) => (r.deduplicated ? { ...r } : { messageId: r.messageId })),
+      ...(result.cursor === undefined ? {} : { cursor: result.cursor }),
+    };
+  });
+}

@@ -1,0 +1,43 @@
+import type { Logger } from "pino";
+import type { Clock } from "../domain/clock.js";
+import type { PlanLimits } from "../domain/plans.js";
+import { limitsOf } from "../services/accounts.js";
+import type { Account, Store } from "../store/store.js";
+import { IntervalLoop, type Loop } from "./loop.js";
+
+/** Entries deleted per statement, so one pass never holds the writer for long. */
+const TRIM_CHUNK = 5000;
+/** Statements per account and pass; whatever is left waits for the next pass. */
+const MAX_CHUNKS_PER_PASS = 200;
+
+/**
+ * DLQ retention (reference §1.8): entries older than the plan's `max_dlq_retention_time_milis` expire, and past
+ * `max_dlq_size` the oldest entries are dropped. Every pass works from the store's state alone, so any number of
+ * nodes may run it at once. `limitsFor` defaults to the account's plan.
+ */
+export function dlqTrimmer(p: {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** How often a pass runs. (Default: 60000 ms) */
+  intervalMs?: number;
+  limitsFor?: (account: Account) => Pick<PlanLimits, "max_dlq_retention_time_milis" | "max_dlq_size">;
+}): Loop {
+  const limitsFor = p.limitsFor ?? limitsOf;
+  const pass = async (): Promise<number> => {
+    let total = 0;
+    for (const accountId of await p.store.dlqAccountIds()) {
+      const account = await p.store.accountGet({ id: accountId });
+      if (!account) continue;
+      const limits = limitsFor(account);
+      const before = p.clock.now() - limits.max_dlq_retention_time_milis;
+      for (let i = 0; i < MAX_CHUNKS_PER_PASS; i++) {
+        const deleted = await p.store.dlqTrim({ accountId, before, maxSize: limits.max_dlq_size, limit: TRIM_CHUNK });
+        total += deleted;
+        if (deleted < TRIM_CHUNK) break;
+      }
+    }
+    return total;
+  };
+  return new IntervalLoop("dlq-trimmer", p.intervalMs ?? 60_000, pass, p.log);
+}

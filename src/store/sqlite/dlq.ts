@@ -1,0 +1,160 @@
+import type { MessageKind, MessageSpec } from "../../domain/message.js";
+import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
+import type { SqliteContext } from "./context.js";
+import { filterSql } from "./filters.js";
+
+/** Column values of a `dlq` row (migration 001), as better-sqlite3 returns them. */
+interface DlqRow {
+  seq: number;
+  dlq_id: string;
+  account_id: string;
+  message_id: string;
+  kind: string;
+  parent_id: string | null;
+  url: string;
+  body: Buffer | null;
+  spec: string;
+  created_at: number;
+  not_before: number;
+  retried: number;
+  topic_name: string | null;
+  endpoint_name: string | null;
+  queue_name: string | null;
+  schedule_id: string | null;
+  caller_ip: string | null;
+  labels: string | null;
+  flow_key: string | null;
+  failed_at: number;
+  response_status: number | null;
+  response_headers: string;
+  response_body: Buffer | null;
+  error: string | null;
+}
+
+function entryFromRow(r: DlqRow): DlqEntry {
+  const message: DlqEntry["message"] = {
+    id: r.message_id,
+    accountId: r.account_id,
+    kind: r.kind as MessageKind,
+    // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
+    state: "CREATED",
+    url: r.url,
+    body: r.body ?? undefined,
+    spec: JSON.parse(r.spec) as MessageSpec,
+    createdAt: r.created_at,
+    notBefore: r.not_before,
+    dueAt: r.failed_at,
+    retried: r.retried,
+    cancelRequested: false,
+  };
+  if (r.parent_id !== null) message.parentId = r.parent_id;
+  if (r.topic_name !== null) message.topicName = r.topic_name;
+  if (r.endpoint_name !== null) message.endpointName = r.endpoint_name;
+  if (r.queue_name !== null) message.queueName = r.queue_name;
+  if (r.schedule_id !== null) message.scheduleId = r.schedule_id;
+  if (r.caller_ip !== null) message.callerIp = r.caller_ip;
+  const entry: DlqEntry = {
+    dlqId: r.dlq_id,
+    message,
+    failedAt: r.failed_at,
+    response: {
+      headers: JSON.parse(r.response_headers) as Record<string, string[]>,
+      body: r.response_body ?? Buffer.alloc(0),
+    },
+  };
+  if (r.response_status !== null) entry.response.status = r.response_status;
+  if (r.error !== null) entry.response.error = r.error;
+  return entry;
+}
+
+/** WHERE terms of a DLQ filter; fromDate/toDate apply to the time the entry was written. */
+function dlqWhere(filter: DlqFilter): { where: string[]; params: unknown[] } {
+  const { where, params } = filterSql(filter, { time: "failed_at", idColumn: "message_id" });
+  const anyOf = (values: unknown[] | undefined, column: string) => {
+    if (!values || values.length === 0) return;
+    where.push(`${column} IN (${values.map(() => "?").join(", ")})`);
+    params.push(...values);
+  };
+  anyOf(filter.dlqIds, "dlq_id");
+  anyOf(filter.responseStatus, "response_status");
+  return { where, params };
+}
+
+const and = (where: string[]) => where.map((w) => `AND ${w}`).join(" ");
+
+export function dlqQueries(ctx: SqliteContext): DlqStore {
+  const { db } = ctx;
+  const get = db.prepare("SELECT * FROM dlq WHERE account_id = ? AND dlq_id = ?");
+  const count = db.prepare("SELECT COUNT(*) AS n FROM dlq WHERE account_id = ?");
+  const accounts = db.prepare("SELECT DISTINCT account_id FROM dlq");
+  const deleteExpired = db.prepare(
+    `DELETE FROM dlq WHERE seq IN (
+       SELECT seq FROM dlq WHERE account_id = ? AND failed_at < ? ORDER BY seq LIMIT ?)`,
+  );
+  const deleteOldest = db.prepare(
+    "DELETE FROM dlq WHERE seq IN (SELECT seq FROM dlq WHERE account_id = ? ORDER BY seq LIMIT ?)",
+  );
+
+  return {
+    dlqList: async ({ accountId, filter, cursor, count: limit, order }) => {
+      const { where, params } = dlqWhere(filter);
+      const desc = order === "latestFirst";
+      if (cursor !== undefined) {
+        where.push(desc ? "seq < ?" : "seq > ?");
+        params.push(Number(cursor));
+      }
+      const sql = `SELECT * FROM dlq WHERE account_id = ? ${and(where)} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ?`;
+      const rows = db.prepare(sql).all(accountId, ...params, limit + 1) as DlqRow[];
+      const page = rows.slice(0, limit);
+      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(entryFromRow) };
+      if (rows.length > limit && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
+      return result;
+    },
+
+    dlqGet: async ({ accountId, dlqId }) => {
+      const row = get.get(accountId, dlqId) as DlqRow | undefined;
+      return row ? entryFromRow(row) : undefined;
+    },
+
+    dlqDelete: ({ accountId, filter, count: limit, cursor }) =>
+      ctx.write(() => {
+        const { where, params } = dlqWhere(filter);
+        if (cursor !== undefined) {
+          where.push("seq > ?");
+          params.push(Number(cursor));
+        }
+        if (limit === undefined) {
+          return {
+            deleted: db.prepare(`DELETE FROM dlq WHERE account_id = ? ${and(where)}`).run(accountId, ...params).changes,
+          };
+        }
+        const seqs = db
+          .prepare(`SELECT seq FROM dlq WHERE account_id = ? ${and(where)} ORDER BY seq LIMIT ?`)
+          .pluck()
+          .all(accountId, ...params, limit + 1) as number[];
+        const doomed = seqs.slice(0, limit);
+        let deleted = 0;
+        if (doomed.length > 0) {
+          deleted = db
+            .prepare(`DELETE FROM dlq WHERE seq IN (${doomed.map(() => "?").join(", ")})`)
+            .run(...doomed).changes;
+        }
+        const result: { deleted: number; cursor?: string } = { deleted };
+        if (seqs.length > limit && doomed.length > 0) result.cursor = String(doomed[doomed.length - 1]);
+        return result;
+      }),
+
+    dlqCount: async ({ accountId }) => (count.get(accountId) as { n: number }).n,
+
+    dlqAccountIds: async () => accounts.pluck().all() as string[],
+
+    dlqTrim: ({ accountId, before, maxSize, limit }) =>
+      ctx.write(() => {
+        let deleted = deleteExpired.run(accountId, before, limit).changes;
+        const excess = (count.get(accountId) as { n: number }).n - maxSize;
+        if (excess > 0 && deleted < limit)
+          deleted += deleteOldest.run(accountId, Math.min(excess, limit - deleted)).changes;
+        return deleted;
+      }),
+  };
+}
