@@ -38,6 +38,8 @@ export interface Config {
   dedupWindowMs: number;
   /** Plan of the default account. (Default: paid) */
   defaultPlan: string;
+  /** How often the scheduler looks for due cron ticks; a tick fires at most this late. (Default: 1000 ms) */
+  schedulerIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionMs: int(env, "FERRY_LOG_RETENTION_MS", 14 * DAY_MS, 60_000, 365 * DAY_MS),
     dedupWindowMs: int(env, "FERRY_DEDUP_WINDOW_MS", 10 * 60_000, 0, 365 * DAY_MS),
     defaultPlan: str(env, "FERRY_DEFAULT_PLAN", "paid"),
+    schedulerIntervalMs: int(env, "FERRY_SCHEDULER_INTERVAL_MS", 1000, 100, 3_600_000),
   };
 }
 
@@ -131,4 +134,5 @@ export const configDefaults: Record<string, string> = {
   FERRY_LOG_RETENTION_MS: "1209600000",
   FERRY_DEDUP_WINDOW_MS: "600000",
   FERRY_DEFAULT_PLAN: "paid",
+  FERRY_SCHEDULER_INTERVAL_MS: "1000",
 };

@@ -10,6 +10,7 @@ import { createHttpClient } from "./delivery/http-client.js";
 import type { CallbackBuilder } from "./delivery/outcome.js";
 import { dialectFor } from "./http/dialect.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
 import type { GroupResolver, Services } from "./services/context.js";
 import { openStore } from "./store/open.js";
@@ -85,6 +86,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
       log,
     ),
+    scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
   const app = buildApp(services);

@@ -4,6 +4,7 @@ import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { scheduleQueries } from "./schedules.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -18,5 +19,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...scheduleQueries(ctx),
   };
 }
