@@ -244,6 +244,20 @@ describe("firing", () => {
     expect(got.headers["svc-message-id"]).toBe(messageId);
   });
 
+  it("shows a tick whose message failed as FAIL in lastScheduleStates", async () => {
+    const clock = new OffsetClock();
+    setNow(clock, BASE + 5 * SEC);
+    const server = await boot(clock);
+    const r = await receiver();
+    r.setDefault({ status: 500 });
+    const { json } = await create(server, r.url("/fails"), { "svc-cron": "* * * * *", "svc-retries": "0" });
+    setNow(clock, BASE + MIN + SEC);
+    expect(await runScheduler(server)).toBe(1);
+    const [got] = await settle(server, r, 1);
+    const record = (await server.call("GET", `/v2/schedules/${json.scheduleId}`)).json;
+    expect(record.lastScheduleStates).toEqual({ [String(got!.headers["svc-message-id"])]: "FAIL" });
+  });
+
   it("is picked up by the background loop without runOnce", async () => {
     const clock = new OffsetClock();
     setNow(clock, BASE + 5 * SEC);
