@@ -10,6 +10,9 @@ export type ScheduleUpsertResult = "created" | "replaced" | "quota_exceeded";
  * The schedules capability of the store (issue #5). Every rule holds with several nodes on one database: ticks are
  * claimed with a conditional update on (next tick, revision) inside the transaction that inserts the tick's
  * messages, so a tick fires once whichever node, or restarted process, gets there first.
+ * PostgreSQL notes: the claim is the same UPDATE (under READ COMMITTED a second writer waits for the row lock, then
+ * re-checks the WHERE clause and matches nothing); the max_schedules count needs the account row locked
+ * (`SELECT … FOR UPDATE`) first, which SQLite's single writer gives for free.
  */
 export interface ScheduleStore {
   /**

@@ -516,6 +516,14 @@ describe("routing", () => {
     ]);
     expect(records.every((s: { isPaused: boolean }) => !s.isPaused)).toBe(true);
 
+    // A percent-encoded destination is one segment, yet still a URL.
+    const encoded = await create(server, encodeURIComponent(r.url("/enc/pause")), { "svc-cron": "* * * * *" });
+    expect(encoded.status).toBe(200);
+    expect((await server.call("GET", `/v2/schedules/${encoded.json.scheduleId}`)).json.destination).toBe(
+      r.url("/enc/pause"),
+    );
+    await server.call("DELETE", `/v2/schedules/${encoded.json.scheduleId}`);
+
     // `{id}/pause` is the action, with a custom id too (and with the Go SDK's capital S).
     await create(server, r.url("/x"), { "svc-cron": "* * * * *", "svc-schedule-id": "my-job" });
     expect((await server.call("POST", "/v2/Schedules/my-job/pause")).status).toBe(200);
@@ -551,6 +559,11 @@ describe("validation and quota", () => {
       ["ftp://example.com/x", { "svc-cron": "* * * * *" }, /destination/],
       ["api/llm", { "svc-cron": "* * * * *" }, /destination/],
     ];
+    for (const path of ["/v2/schedules", "/v2/schedules/"]) {
+      const res = await server.call("POST", path, { headers: { "svc-cron": "* * * * *" } });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatch(/^invalid destination/);
+    }
     for (const [destination, headers, error] of cases) {
       const res = await create(server, destination, headers);
       expect(res.status, JSON.stringify(headers)).toBe(400);

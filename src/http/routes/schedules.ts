@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Services } from "../../services/context.js";
 import {
   createSchedule,
@@ -22,7 +22,7 @@ type IdParams = { Params: { id: string } };
  * name (one segment). The parametric action routes win over the wildcard only on an exact two-segment match.
  */
 export function scheduleRoutes(app: FastifyInstance, services: Services): void {
-  app.post("/v2/schedules/*", async (request) => {
+  const create = async (request: FastifyRequest) => {
     const { destination, config } = splitDestination(restAfter(request, /^\/v2\/schedules\//i), services.dialect);
     const scheduleId = await createSchedule(services, {
       account: request.account,
@@ -32,7 +32,10 @@ export function scheduleRoutes(app: FastifyInstance, services: Services): void {
       callerIp: request.ip,
     });
     return { scheduleId };
-  });
+  };
+  app.post("/v2/schedules/*", create);
+  // Without a destination: a 400 naming it rather than a bare route 404.
+  app.post("/v2/schedules", create);
 
   app.get("/v2/schedules", async (request) => (await listSchedules(services, request.account)).map(scheduleRecord));
 
