@@ -25,6 +25,11 @@ describe("parseCron", () => {
     expect(nextTickAfter(tz, at("2030-01-07T07:00:00Z"))).toBe(at("2030-01-07T08:00:00Z")); // 09:00 CET
   });
 
+  it("accepts croner's nicknames as one field", () => {
+    const daily = parseCron("@daily", "Svc-Cron");
+    expect(nextTickAfter(daily, at("2030-01-07T08:00:00Z"))).toBe(at("2030-01-08T00:00:00Z"));
+  });
+
   it("rejects bad expressions with a 400 naming the field", () => {
     for (const bad of [
       "",
