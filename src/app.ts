@@ -6,6 +6,7 @@ import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { messageRoutes } from "./http/routes/messages.js";
 import { publishRoutes } from "./http/routes/publish.js";
+import { scheduleRoutes } from "./http/routes/schedules.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -37,6 +38,7 @@ export function buildApp(services: Services): FastifyInstance {
     logRoutes(messaging, services);
     keyRoutes(messaging, services);
     dlqRoutes(messaging, services);
+    scheduleRoutes(messaging, services);
   });
   return app;
 }

@@ -45,6 +45,8 @@ export interface Config {
    * the cloud-metadata ranges 169.254.0.0/16 and fe80::/10, which need an explicit entry.)
    */
   destinationAllow: string | undefined;
+  /** How often the scheduler looks for due cron ticks; a tick fires at most this late. (Default: 1000 ms) */
+  schedulerIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     dedupWindowMs: int(env, "FERRY_DEDUP_WINDOW_MS", 10 * 60_000, 0, 365 * DAY_MS),
     defaultPlan: str(env, "FERRY_DEFAULT_PLAN", "paid"),
     destinationAllow: destinationAllow(env),
+    schedulerIntervalMs: int(env, "FERRY_SCHEDULER_INTERVAL_MS", 1000, 100, 3_600_000),
   };
 }
 
@@ -151,4 +154,5 @@ export const configDefaults: Record<string, string> = {
   FERRY_DEDUP_WINDOW_MS: "600000",
   FERRY_DEFAULT_PLAN: "paid",
   FERRY_DESTINATION_ALLOW: "(everything but the cloud-metadata ranges)",
+  FERRY_SCHEDULER_INTERVAL_MS: "1000",
 };

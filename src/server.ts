@@ -12,6 +12,7 @@ import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./http/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
 import type { GroupResolver, Services } from "./services/context.js";
 import { openStore } from "./store/open.js";
@@ -85,6 +86,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       log,
     ),
     dlqTrimmer: dlqTrimmer({ store, clock, log }),
+    scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
   const app = buildApp(services);

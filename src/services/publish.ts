@@ -47,7 +47,7 @@ export async function resolveTargets(
 }
 
 /** Group default headers apply unless the request sets the same header (request headers win). */
-function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
+export function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
   if (Object.keys(defaults).length === 0) return source;
   const headers = { ...source.headers };
   for (const [name, values] of Object.entries(defaults)) {

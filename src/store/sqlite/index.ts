@@ -5,6 +5,7 @@ import { openSqlite } from "./context.js";
 import { dlqQueries } from "./dlq.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { scheduleQueries } from "./schedules.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -20,5 +21,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...messageQueries(ctx),
     ...logQueries(ctx),
     ...dlqQueries(ctx),
+    ...scheduleQueries(ctx),
   };
 }

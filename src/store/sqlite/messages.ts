@@ -1,6 +1,6 @@
 import { createdLogEntry, logEntry } from "../../domain/log.js";
 import type { Message } from "../../domain/message.js";
-import type { InsertResult, Store } from "../store.js";
+import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
@@ -17,14 +17,52 @@ type MessageQueries = Pick<
   | "messageCancel"
 >;
 
-export function messageQueries(ctx: SqliteContext): MessageQueries {
+/**
+ * Inserts messages with their CREATED (and, when leased, ACTIVE) log entries and usage, skipping live duplicates.
+ * Synchronous: call it inside `ctx.write` (publish, attempt outcomes, schedule ticks share it).
+ */
+export function messageInserter(
+  ctx: SqliteContext,
+): (items: InsertItem[], now: number, windowMs: number) => InsertResult[] {
   const { db } = ctx;
-  const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
   const dedupGet = db.prepare("SELECT message_id, expires_at FROM dedup WHERE account_id = ? AND key = ?");
   const dedupPut = db.prepare(
     `INSERT INTO dedup (account_id, key, message_id, expires_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE SET message_id = excluded.message_id, expires_at = excluded.expires_at`,
   );
+
+  return (items: InsertItem[], now: number, windowMs: number): InsertResult[] => {
+    const results: InsertResult[] = [];
+    for (const item of items) {
+      const m = item.message;
+      if (item.dedupKey !== undefined) {
+        const hit = dedupGet.get(m.accountId, item.dedupKey) as { message_id: string; expires_at: number } | undefined;
+        if (hit && hit.expires_at > now) {
+          results.push({ messageId: hit.message_id, deduplicated: true });
+          continue;
+        }
+        dedupPut.run(m.accountId, item.dedupKey, m.id, now + windowMs);
+      }
+      const leased = item.leaseOwner !== undefined;
+      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
+      ctx.insertMessage(stored, item.leaseOwner ?? null, item.leaseUntil ?? null);
+      const message: Message = { ...stored, cancelRequested: false };
+      if (leased) {
+        message.leaseOwner = item.leaseOwner!;
+        message.leaseUntil = item.leaseUntil!;
+      }
+      ctx.insertLog(createdLogEntry(message, now));
+      if (leased) ctx.insertLog(logEntry(message, "ACTIVE", now));
+      ctx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
+      results.push({ messageId: m.id, deduplicated: false, message });
+    }
+    return results;
+  };
+}
+
+export function messageQueries(ctx: SqliteContext): MessageQueries {
+  const { db } = ctx;
+  const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
   // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
   const lease = db.prepare(
     `UPDATE messages SET state = 'ACTIVE', lease_owner = @owner, lease_until = @leaseUntil
@@ -63,33 +101,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
      FROM messages WHERE id = @id`,
   );
 
-  const insertNew = (items: Parameters<Store["messageInsertMany"]>[0]["items"], now: number, windowMs: number) => {
-    const results: InsertResult[] = [];
-    for (const item of items) {
-      const m = item.message;
-      if (item.dedupKey !== undefined) {
-        const hit = dedupGet.get(m.accountId, item.dedupKey) as { message_id: string; expires_at: number } | undefined;
-        if (hit && hit.expires_at > now) {
-          results.push({ messageId: hit.message_id, deduplicated: true });
-          continue;
-        }
-        dedupPut.run(m.accountId, item.dedupKey, m.id, now + windowMs);
-      }
-      const leased = item.leaseOwner !== undefined;
-      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      ctx.insertMessage(stored, item.leaseOwner ?? null, item.leaseUntil ?? null);
-      const message: Message = { ...stored, cancelRequested: false };
-      if (leased) {
-        message.leaseOwner = item.leaseOwner!;
-        message.leaseUntil = item.leaseUntil!;
-      }
-      ctx.insertLog(createdLogEntry(message, now));
-      if (leased) ctx.insertLog(logEntry(message, "ACTIVE", now));
-      ctx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
-      results.push({ messageId: m.id, deduplicated: false, message });
-    }
-    return results;
-  };
+  const insertNew = messageInserter(ctx);
 
   return {
     messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write(() => insertNew(items, now, dedupWindowMs)),

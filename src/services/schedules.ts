@@ -1,0 +1,110 @@
+import { cronFromText, nextTickAfter, parseCron } from "../domain/cron.js";
+import { newScheduleId } from "../domain/ids.js";
+import type { ConfigSource } from "../domain/publish-config.js";
+import { parsePublishConfig } from "../domain/publish-config.js";
+import { parseScheduleId, type ScheduleWithStates } from "../domain/schedule.js";
+import { AppError, invalidField, notFound, quotaExceeded } from "../errors.js";
+import type { NewSchedule } from "../store/schedule-store.js";
+import type { Account } from "../store/store.js";
+import { limitsOf } from "./accounts.js";
+import type { Services } from "./context.js";
+import { resolveTargets, withDefaults } from "./publish.js";
+
+export interface CreateScheduleInput {
+  account: Account;
+  /** A full http(s) URL (query string included) or a URL-group name (reference §1.5). */
+  destination: string;
+  /** Request headers plus `svc-*` query parameters: every publish header, `Svc-Cron`, `Svc-Schedule-Id`, … */
+  source: ConfigSource;
+  body: Buffer;
+  /** The creator's IP: every triggered message carries it to the destination. */
+  callerIp: string;
+}
+
+/** Queue names follow the same rule as schedule ids and URL-group names (reference §1.2). */
+const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Creates a schedule, or overwrites the one named by `Svc-Schedule-Id` (every field replaced: fields not sent are
+ * cleared). The configuration is validated and parsed now, exactly as a publish would be, and stored parsed; each
+ * tick then publishes it unchanged. Returns the schedule id.
+ */
+export async function createSchedule(services: Services, input: CreateScheduleInput): Promise<string> {
+  const { store, clock, dialect } = services;
+  const field = (name: string) => dialect.header(name);
+  const limits = limitsOf(input.account);
+  if (input.body.length > limits.max_message_size) {
+    throw new AppError(
+      "payload_too_large",
+      `invalid body: ${input.body.length} bytes is above the plan's max_message_size (${limits.max_message_size})`,
+    );
+  }
+  if (input.destination === "") throw invalidField("destination", "is required: a http(s) URL or a URL-group name");
+  const now = clock.now();
+  // A group must exist when the schedule is created; its endpoints are resolved again at every tick.
+  const { defaultHeaders } = await resolveTargets(services, input.account, input.destination);
+  const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+
+  const cron = parseCron(parsed.raw("cron") ?? "", field("Cron"));
+  if (parsed.raw("not-before") !== undefined) {
+    throw invalidField(field("Not-Before"), `is not supported on schedules; use ${field("Delay")}`);
+  }
+  const idRaw = parsed.raw("schedule-id");
+  const id = idRaw === undefined ? newScheduleId() : parseScheduleId(idRaw, field("Schedule-Id"));
+  const queueRaw = parsed.raw("queue-name")?.trim();
+  if (queueRaw !== undefined && queueRaw !== "" && !QUEUE_NAME.test(queueRaw)) {
+    throw invalidField(field("Queue-Name"), `"${queueRaw}" may contain only letters, digits, "-", "_" and "."`);
+  }
+
+  const schedule: NewSchedule = {
+    id,
+    accountId: input.account.id,
+    destination: input.destination,
+    cron: cron.text,
+    spec: parsed.spec,
+    delayMs: parsed.delayMs,
+    callerIp: input.callerIp,
+    createdAt: now,
+  };
+  const nextRunAt = nextTickAfter(cron, now);
+  if (nextRunAt !== undefined) schedule.nextRunAt = nextRunAt;
+  if (input.body.length > 0) schedule.body = input.body;
+  if (queueRaw !== undefined && queueRaw !== "") schedule.queueName = queueRaw;
+
+  const result = await store.scheduleUpsert({ schedule, maxSchedules: limits.max_schedules });
+  if (result === "quota_exceeded") {
+    throw quotaExceeded(`max_schedules reached: the plan allows ${limits.max_schedules} schedules`);
+  }
+  return id;
+}
+
+export async function getSchedule(services: Services, account: Account, id: string): Promise<ScheduleWithStates> {
+  const schedule = await services.store.scheduleGet({ accountId: account.id, id });
+  if (!schedule) throw notFound(`schedule ${id}`);
+  return schedule;
+}
+
+export function listSchedules(services: Services, account: Account): Promise<ScheduleWithStates[]> {
+  return services.store.scheduleList({ accountId: account.id });
+}
+
+export async function deleteSchedule(services: Services, account: Account, id: string): Promise<void> {
+  if (!(await services.store.scheduleDelete({ accountId: account.id, id }))) throw notFound(`schedule ${id}`);
+}
+
+/** Idempotent. While paused, ticks pass without publishing. */
+export async function pauseSchedule(services: Services, account: Account, id: string): Promise<void> {
+  if (!(await services.store.scheduleSetPaused({ accountId: account.id, id, paused: true }))) {
+    throw notFound(`schedule ${id}`);
+  }
+}
+
+/** Idempotent. Ticks missed while paused are not fired: the next tick is the first one after now. */
+export async function resumeSchedule(services: Services, account: Account, id: string): Promise<void> {
+  const { store, clock } = services;
+  const current = await getSchedule(services, account, id);
+  const p: Parameters<typeof store.scheduleSetPaused>[0] = { accountId: account.id, id, paused: false };
+  const next = nextTickAfter(cronFromText(current.cron), clock.now());
+  if (next !== undefined) p.nextRunAt = next;
+  if (!(await store.scheduleSetPaused(p))) throw notFound(`schedule ${id}`);
+}
