@@ -1,10 +1,13 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { requireMessagingToken } from "./http/plugins/auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
+import { batchRoutes } from "./http/routes/batch.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { messageRoutes } from "./http/routes/messages.js";
 import { publishRoutes } from "./http/routes/publish.js";
+import { queueRoutes } from "./http/routes/queues.js";
+import { topicRoutes } from "./http/routes/topics.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -35,6 +38,9 @@ export function buildApp(services: Services): FastifyInstance {
     messageRoutes(messaging, services);
     logRoutes(messaging, services);
     keyRoutes(messaging, services);
+    topicRoutes(messaging, services);
+    queueRoutes(messaging, services);
+    batchRoutes(messaging, services);
   });
   return app;
 }

@@ -11,9 +11,9 @@ import type { CallbackBuilder } from "./delivery/outcome.js";
 import { dialectFor } from "./http/dialect.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
 import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
-import type { GroupResolver, Services } from "./services/context.js";
+import type { Services } from "./services/context.js";
+import { urlGroups } from "./services/topics.js";
 import { openStore } from "./store/open.js";
-import { notFound } from "./errors.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -33,12 +33,6 @@ export interface Ferry {
 /** Callbacks come with the callbacks capability; until it is wired, attempts produce none. */
 const noCallbacks: CallbackBuilder = () => [];
 
-const noGroups: GroupResolver = {
-  resolve: async (_account, name) => {
-    throw notFound(`url group ${name}`);
-  },
-};
-
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
   const log = options.log ?? pino({ level: config.logLevel, redact: ["req.headers.authorization"] });
@@ -57,7 +51,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
     dialect,
     log,
     version,
-    groups: noGroups,
+    groups: urlGroups(store),
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
   const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: noCallbacks });

@@ -4,6 +4,8 @@ import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { queueQueries } from "./queues.js";
+import { topicQueries } from "./topics.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -18,5 +20,7 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...topicQueries(ctx),
+    ...queueQueries(ctx),
   };
 }
