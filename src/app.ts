@@ -2,11 +2,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { requireMessagingToken } from "./http/plugins/auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
+import { batchRoutes } from "./http/routes/batch.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { messageRoutes } from "./http/routes/messages.js";
 import { publishRoutes } from "./http/routes/publish.js";
 import { scheduleRoutes } from "./http/routes/schedules.js";
+import { queueRoutes } from "./http/routes/queues.js";
+import { topicRoutes } from "./http/routes/topics.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -39,6 +42,9 @@ export function buildApp(services: Services): FastifyInstance {
     keyRoutes(messaging, services);
     dlqRoutes(messaging, services);
     scheduleRoutes(messaging, services);
+    topicRoutes(messaging, services);
+    queueRoutes(messaging, services);
+    batchRoutes(messaging, services);
   });
   return app;
 }

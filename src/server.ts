@@ -14,9 +14,9 @@ import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
-import type { GroupResolver, Services } from "./services/context.js";
+import type { Services } from "./services/context.js";
+import { urlGroups } from "./services/topics.js";
 import { openStore } from "./store/open.js";
-import { notFound } from "./errors.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -32,12 +32,6 @@ export interface Ferry {
   /** Graceful stop: stop accepting, let deliveries finish within the grace period, close the store. */
   stop(): Promise<void>;
 }
-
-const noGroups: GroupResolver = {
-  resolve: async (_account, name) => {
-    throw notFound(`url group ${name}`);
-  },
-};
 
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
@@ -57,7 +51,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
     dialect,
     log,
     version,
-    groups: noGroups,
+    groups: urlGroups(store),
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
   const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: buildCallbacks });

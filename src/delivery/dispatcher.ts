@@ -198,7 +198,8 @@ export class Dispatcher implements Loop {
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
-    if (decision.newMessages.length > 0) this.wake();
+    // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot.
+    if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined) this.wake();
   }
 
   private async renewLeases(): Promise<void> {

@@ -16,7 +16,7 @@ export async function cancelMessage(services: Services, account: Account, id: st
 }
 
 /** `messageIds`, when given, overrides every other filter (reference §1.4). */
-export function cancelMessages(services: Services, account: Account, filter: MessageFilter, count?: number) {
+export async function cancelMessages(services: Services, account: Account, filter: MessageFilter, count?: number) {
   const effective = filter.messageIds ? { messageIds: filter.messageIds } : filter;
   const p: Parameters<typeof services.store.messageCancel>[0] = {
     accountId: account.id,
@@ -24,7 +24,10 @@ export function cancelMessages(services: Services, account: Account, filter: Mes
     filter: effective,
   };
   if (count !== undefined) p.count = count;
-  return services.store.messageCancel(p);
+  const cancelled = await services.store.messageCancel(p);
+  // A cancelled queue message frees its slot: the next one of its queue may be due now.
+  if (cancelled > 0) services.dispatcher.wake();
+  return cancelled;
 }
 
 /** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (reference §4.1). */

@@ -17,6 +17,8 @@ export interface PublishInput {
   callerIp: string;
   queueName?: string;
   scheduleId?: string;
+  /** Targets resolved beforehand (batch): publish then runs synchronously up to its insert, keeping item order. */
+  resolved?: { targets: PublishTarget[]; defaultHeaders: HeaderMap };
 }
 
 export interface PublishedMessage {
@@ -116,7 +118,8 @@ export async function publish(services: Services, input: PublishInput): Promise<
     );
   }
   const now = clock.now();
-  const { targets, defaultHeaders } = await resolveTargets(services, input.account, input.destination);
+  const { targets, defaultHeaders } =
+    input.resolved ?? (await resolveTargets(services, input.account, input.destination));
   const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
   const built = buildMessages(input, targets, parsed, now);
 

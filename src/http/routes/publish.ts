@@ -12,14 +12,18 @@ export function restAfter(request: FastifyRequest, prefix: RegExp): string {
 }
 
 /** A URL destination answers one object; a URL group a bare array, one element per endpoint (reference §1.1). */
-export function sendPublished(reply: FastifyReply, destination: string, results: PublishedMessage[]) {
+export function publishedView(destination: string, results: PublishedMessage[]) {
   const view = (r: PublishedMessage) =>
     r.deduplicated
       ? { messageId: r.messageId, url: r.url, deduplicated: true }
       : { messageId: r.messageId, url: r.url };
+  return isUrlDestination(destination) ? view(results[0]!) : results.map(view);
+}
+
+export function sendPublished(reply: FastifyReply, destination: string, results: PublishedMessage[]) {
   const allDuplicates = results.length > 0 && results.every((r) => r.deduplicated);
   reply.status(allDuplicates ? 202 : 200);
-  return isUrlDestination(destination) ? view(results[0]!) : results.map(view);
+  return publishedView(destination, results);
 }
 
 export function publishRoutes(app: FastifyInstance, services: Services): void {

@@ -6,6 +6,8 @@ import { dlqQueries } from "./dlq.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
+import { queueQueries } from "./queues.js";
+import { topicQueries } from "./topics.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -22,5 +24,7 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...logQueries(ctx),
     ...dlqQueries(ctx),
     ...scheduleQueries(ctx),
+    ...topicQueries(ctx),
+    ...queueQueries(ctx),
   };
 }

@@ -3,6 +3,7 @@ import type { Message } from "../../domain/message.js";
 import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
+import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 type MessageQueries = Pick<
@@ -25,6 +26,8 @@ export function messageInserter(
   ctx: SqliteContext,
 ): (items: InsertItem[], now: number, windowMs: number) => InsertResult[] {
   const { db } = ctx;
+  // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
+  const queues = queueSlots(ctx);
   const dedupGet = db.prepare("SELECT message_id, expires_at FROM dedup WHERE account_id = ? AND key = ?");
   const dedupPut = db.prepare(
     `INSERT INTO dedup (account_id, key, message_id, expires_at) VALUES (?, ?, ?, ?)
@@ -56,12 +59,14 @@ export function messageInserter(
       ctx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
       results.push({ messageId: m.id, deduplicated: false, message });
     }
+    queues.afterInsert(results, now);
     return results;
   };
 }
 
 export function messageQueries(ctx: SqliteContext): MessageQueries {
   const { db } = ctx;
+  const queues = queueSlots(ctx);
   const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
   // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
   const lease = db.prepare(
@@ -86,7 +91,6 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   const ownedRow = db.prepare(
     "SELECT cancel_requested FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'",
   );
-  const remove = db.prepare("DELETE FROM messages WHERE id = ?");
   const toRetry = db.prepare(
     `UPDATE messages SET state = 'RETRY', due_at = ?, retried = retried + 1, lease_owner = NULL, lease_until = NULL
      WHERE id = ?`,
@@ -143,11 +147,12 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
         }
         switch (kind) {
           case "delivered":
-            remove.run(m.id);
+            queues.release(m, newMessages);
             ctx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
             break;
           case "retry":
             toRetry.run((outcome as { dueAt: number }).dueAt, m.id);
+            queues.retrying(m);
             ctx.addUsage(m.accountId, now, "retried", 1, 0);
             break;
           case "failed": {
@@ -161,13 +166,13 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
               body: o.response.body,
               error: o.response.error ?? null,
             });
-            remove.run(m.id);
+            queues.release(m, newMessages);
             ctx.addUsage(m.accountId, now, "failed", 1, 0);
             break;
           }
           case "canceled":
             if (outcome.kind !== "canceled") ctx.insertLog(logEntry(m, "CANCELED", now));
-            remove.run(m.id);
+            queues.release(m, newMessages);
             ctx.addUsage(m.accountId, now, "canceled", 1, 0);
             break;
         }
@@ -192,7 +197,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
             // In flight: the attempt's outcome honours the request (see messageFinish).
             markCancel.run(m.id);
           } else {
-            remove.run(m.id);
+            queues.release(m, []);
             ctx.insertLog(logEntry(m, "CANCELED", now));
             ctx.addUsage(accountId, now, "canceled", 1, 0);
           }

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from "fastify";
+import { AppError, invalidField } from "../../errors.js";
+import { type BatchItem, publishBatch } from "../../services/batch.js";
+import type { Services } from "../../services/context.js";
+import { validName } from "../../domain/names.js";
+import { jsonBody } from "../body.js";
+import type { Dialect } from "../dialect.js";
+import { splitDestination } from "../destination.js";
+import { publishedView } from "./publish.js";
+
+type HeaderValues = Record<string, string | string[]>;
+
+/** Item headers: names are case-insensitive (the JS SDK lower-cases them), values a string or strings. */
+function itemHeaders(raw: unknown): HeaderValues {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== "object" || Array.isArray(raw)) throw invalidField("headers", "must be an object");
+  const headers: HeaderValues = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || value === null) continue;
+    const values = (Array.isArray(value) ? value : [value]).map((v) => {
+      if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
+        throw invalidField(`headers.${name}`, "must be a string or an array of strings");
+      }
+      return String(v);
+    });
+    const key = name.toLowerCase();
+    const earlier = headers[key];
+    const merged = earlier === undefined ? values : [...(Array.isArray(earlier) ? earlier : [earlier]), ...values];
+    headers[key] = merged.length === 1 ? merged[0]! : merged;
+  }
+  return headers;
+}
+
+/** `{destination, headers?, body?, queue?}`; nulls mean absent (the Python SDK sends them). */
+function parseItem(raw: unknown, dialect: Dialect): BatchItem {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw invalidField("batch item", 'must be an object {"destination", "headers", "body", "queue"}');
+  }
+  const r = raw as Record<string, unknown>;
+  if (typeof r.destination !== "string" || r.destination.trim() === "") {
+    throw invalidField("destination", "is required");
+  }
+  const { destination, config } = splitDestination(r.destination.trim(), dialect);
+  if (r.body !== undefined && r.body !== null && typeof r.body !== "string") {
+    throw invalidField("body", "must be a string");
+  }
+  const item: BatchItem = {
+    destination,
+    source: { headers: itemHeaders(r.headers), query: config },
+    body: Buffer.from(typeof r.body === "string" ? r.body : "", "utf8"),
+  };
+  if (r.queue !== undefined && r.queue !== null && r.queue !== "") {
+    item.queueName = validName(r.queue, "queue");
+  }
+  return item;
+}
+
+/**
+ * `POST /v2/batch` (reference §1.3): an array in, an array out in request order. A URL item answers one object, a
+ * URL-group item a nested array, and a refused item `{"error": "..."}` while the others are sent.
+ */
+export function batchRoutes(app: FastifyInstance, services: Services): void {
+  app.post("/v2/batch", async (request) => {
+    const body = jsonBody(request);
+    if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
+    const items = body.map((raw) => {
+      try {
+        return parseItem(raw, services.dialect);
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+    });
+    const outcomes = await publishBatch(services, request.account, items, request.ip);
+    return outcomes.map((outcome, i) =>
+      outcome instanceof AppError
+        ? { error: outcome.message }
+        : publishedView((items[i] as BatchItem).destination, outcome),
+    );
+  });
+}

@@ -1,0 +1,26 @@
+import type { Queue } from "../../store/queue-store.js";
+import type { Topic } from "../../store/topic-store.js";
+
+/** `{name, createdAt, updatedAt, endpoints:[{name?, url}]}` plus `headers` when defaults are set (reference §1.7). */
+export function topicRecord(t: Topic): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    name: t.name,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    endpoints: t.endpoints.map((e) => (e.name !== undefined ? { name: e.name, url: e.url } : { url: e.url })),
+  };
+  if (t.headers && Object.keys(t.headers).length > 0) out.headers = t.headers;
+  return out;
+}
+
+/** Every key is always present, zeros included: the Python SDK requires all of them (reference §1.6). */
+export function queueRecord(q: Queue): Record<string, unknown> {
+  return {
+    name: q.name,
+    createdAt: q.createdAt,
+    updatedAt: q.updatedAt,
+    parallelism: q.parallelism,
+    lag: q.lag,
+    paused: q.paused,
+  };
+}

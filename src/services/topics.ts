@@ -1,0 +1,182 @@
+import { addHeader, type HeaderMap } from "../domain/headers.js";
+import { validName } from "../domain/names.js";
+import { parseHttpUrl } from "../domain/publish-config.js";
+import { invalidField, notFound, quotaExceeded } from "../errors.js";
+import type { Account, Store } from "../store/store.js";
+import type { EndpointSelector, Topic, TopicEndpoint } from "../store/topic-store.js";
+import { limitsOf } from "./accounts.js";
+import type { GroupResolver, Services } from "./context.js";
+
+/** Group names follow the common name rule; errors name the field `topicName` (the filter's name too). */
+export const topicName = (value: unknown): string => validName(value, "topicName");
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const MAX_ENDPOINT_NAME = 256;
+
+/** The URL-group side of publish: a group name resolves to one target per endpoint, in endpoint order. */
+export function urlGroups(store: Store): GroupResolver {
+  return {
+    resolve: async (account, name) => {
+      const topic = await store.topicGet({ accountId: account.id, name });
+      if (!topic || topic.endpoints.length === 0) throw notFound(`url group ${name}`);
+      return {
+        targets: topic.endpoints.map((e) =>
+          e.name !== undefined
+            ? { url: e.url, topicName: name, endpointName: e.name }
+            : { url: e.url, topicName: name },
+        ),
+        defaultHeaders: topic.headers ?? {},
+      };
+    },
+  };
+}
+
+function endpointList(body: unknown): unknown[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalidField("body", 'must be a JSON object {"endpoints": [...]}');
+  }
+  const list = (body as { endpoints?: unknown }).endpoints;
+  if (!Array.isArray(list) || list.length === 0) throw invalidField("endpoints", "must be a non-empty array");
+  return list;
+}
+
+function endpointName(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "string") throw invalidField(field, "must be a string");
+  if (value.length > MAX_ENDPOINT_NAME) throw invalidField(field, `must be at most ${MAX_ENDPOINT_NAME} characters`);
+  return value;
+}
+
+function entry(value: unknown, i: number): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidField(`endpoints[${i}]`, "must be an object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `{"endpoints":[{"url", "name"?}]}`: every URL must be http(s); a name may not point at two URLs. */
+export function parseEndpoints(body: unknown): TopicEndpoint[] {
+  const byUrl = new Map<string, TopicEndpoint>();
+  endpointList(body).forEach((raw, i) => {
+    const e = entry(raw, i);
+    if (typeof e.url !== "string" || e.url.trim() === "") throw invalidField(`endpoints[${i}].url`, "is required");
+    const url = parseHttpUrl(e.url, `endpoints[${i}].url`);
+    const name = endpointName(e.name, `endpoints[${i}].name`);
+    byUrl.set(url, name !== undefined ? { url, name } : { url });
+  });
+  const names = new Map<string, string>();
+  for (const e of byUrl.values()) {
+    if (e.name === undefined) continue;
+    const other = names.get(e.name);
+    if (other !== undefined) throw invalidField("endpoints", `name "${e.name}" is given to two URLs`);
+    names.set(e.name, e.url);
+  }
+  return [...byUrl.values()];
+}
+
+/** `{"endpoints":[{"url"?, "name"?}]}`: each entry needs a URL or a name. */
+export function parseEndpointSelectors(body: unknown): EndpointSelector[] {
+  return endpointList(body).map((raw, i) => {
+    const e = entry(raw, i);
+    const selector: EndpointSelector = {};
+    if (e.url !== undefined && e.url !== null && e.url !== "") {
+      if (typeof e.url !== "string") throw invalidField(`endpoints[${i}].url`, "must be a string");
+      selector.url = e.url.trim();
+    }
+    const name = endpointName(e.name, `endpoints[${i}].name`);
+    if (name !== undefined) selector.name = name;
+    if (selector.url === undefined && selector.name === undefined) {
+      throw invalidField(`endpoints[${i}]`, "needs a url or a name");
+    }
+    return selector;
+  });
+}
+
+/** `{"headers": {"Name": "value" | ["value", …]}}` → canonical header map (reference §1.7). */
+export function parseDefaultHeaders(body: unknown): HeaderMap {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalidField("body", 'must be a JSON object {"headers": {...}}');
+  }
+  const raw = (body as { headers?: unknown }).headers;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw invalidField("headers", "must be an object of header name to a string or an array of strings");
+  }
+  const headers: HeaderMap = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (!HEADER_NAME.test(name)) throw invalidField("headers", `"${name}" is not a valid header name`);
+    const values = Array.isArray(value) ? value : [value];
+    if (values.length === 0) continue;
+    for (const v of values) {
+      if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
+        throw invalidField(`headers.${name}`, "must be a string or an array of strings");
+      }
+      addHeader(headers, name, String(v));
+    }
+  }
+  return headers;
+}
+
+export async function addEndpoints(services: Services, account: Account, name: string, body: unknown) {
+  const topic = topicName(name);
+  const endpoints = parseEndpoints(body);
+  const limits = limitsOf(account);
+  const result = await services.store.topicAddEndpoints({
+    accountId: account.id,
+    name: topic,
+    endpoints,
+    now: services.clock.now(),
+    maxTopics: limits.max_topics,
+    maxEndpoints: limits.max_endpoints_per_topic,
+  });
+  if (result.ok) return;
+  switch (result.reason) {
+    case "max_topics":
+      throw quotaExceeded(`max_topics reached: the plan allows ${limits.max_topics} url groups`);
+    case "max_endpoints":
+      throw quotaExceeded(
+        `max_endpoints_per_topic reached: url group ${topic} may hold ${limits.max_endpoints_per_topic} endpoints`,
+      );
+    case "endpoint_name_taken":
+      throw invalidField("endpoints", `name "${result.endpointName}" already belongs to another endpoint of ${topic}`);
+  }
+}
+
+export async function removeEndpoints(services: Services, account: Account, name: string, body: unknown) {
+  const topic = topicName(name);
+  const endpoints = parseEndpointSelectors(body);
+  const result = await services.store.topicRemoveEndpoints({
+    accountId: account.id,
+    name: topic,
+    endpoints,
+    now: services.clock.now(),
+  });
+  if (result === "not_found") throw notFound(`url group ${topic}`);
+}
+
+export async function getTopic(services: Services, account: Account, name: string): Promise<Topic> {
+  const topic = await services.store.topicGet({ accountId: account.id, name: topicName(name) });
+  if (!topic) throw notFound(`url group ${name}`);
+  return topic;
+}
+
+export const listTopics = (services: Services, account: Account): Promise<Topic[]> =>
+  services.store.topicList({ accountId: account.id });
+
+/** Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). */
+export async function deleteTopic(services: Services, account: Account, name: string): Promise<void> {
+  if (!(await services.store.topicDelete({ accountId: account.id, name: topicName(name) }))) {
+    throw notFound(`url group ${name}`);
+  }
+}
+
+export async function setDefaultHeaders(services: Services, account: Account, name: string, body: unknown) {
+  const topic = topicName(name);
+  const headers = parseDefaultHeaders(body);
+  const found = await services.store.topicSetHeaders({
+    accountId: account.id,
+    name: topic,
+    headers,
+    now: services.clock.now(),
+  });
+  if (!found) throw notFound(`url group ${topic}`);
+}

@@ -1,0 +1,47 @@
+/**
+ * A FIFO queue (reference §1.6). Its messages are rows of the hot `messages` table with `queue_name` set; the
+ * first `parallelism` unfinished ones (by arrival) may be attempted, the rest wait in state QUEUED. The rule lives
+ * in the store, so it holds when several nodes share one database.
+ */
+export interface Queue {
+  name: string;
+  parallelism: number;
+  paused: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** Messages of the queue not yet delivered or failed (HELD ones, waiting only for callbacks, excluded). */
+  lag: number;
+}
+
+/** The queue capability of the store (issue 4). Merged into `Store` below, so adapters must implement it. */
+export interface QueueStore {
+  /**
+   * Creates or updates a queue. A new queue is refused when the account already has `maxQueues` queues; an
+   * existing one can always be updated (seed 8). Promotes or holds back its messages in the same transaction.
+   */
+  queueUpsert(p: {
+    accountId: string;
+    name: string;
+    parallelism: number;
+    paused: boolean;
+    now: number;
+    maxQueues: number;
+  }): Promise<"created" | "updated" | "max_queues">;
+  /** Makes sure the queue exists (parallelism 1, running) before an enqueue; never changes an existing one. */
+  queueEnsure(p: {
+    accountId: string;
+    name: string;
+    now: number;
+    maxQueues: number;
+  }): Promise<"exists" | "created" | "max_queues">;
+  queueGet(p: { accountId: string; name: string }): Promise<Queue | undefined>;
+  queueList(p: { accountId: string }): Promise<Queue[]>;
+  /** Removes the queue record; false when it did not exist. Its messages are cancelled by the caller. */
+  queueDelete(p: { accountId: string; name: string }): Promise<boolean>;
+  /** Pauses or resumes; false when the queue does not exist. Resuming promotes the head of the queue. */
+  queueSetPaused(p: { accountId: string; name: string; paused: boolean; now: number }): Promise<boolean>;
+}
+
+declare module "./store.js" {
+  interface Store extends QueueStore {}
+}

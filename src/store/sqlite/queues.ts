@@ -1,0 +1,206 @@
+import type { Message, NewMessage } from "../../domain/message.js";
+import type { Queue } from "../queue-store.js";
+import type { InsertResult, Store } from "../store.js";
+import type { SqliteContext } from "./context.js";
+
+/**
+ * FIFO queues, kept in the store so the rule holds with several nodes on one database.
+ *
+ * The slots of a queue are its first `parallelism` unfinished messages by arrival (`seq`); a paused queue has none.
+ * Only messages in a slot may be attempted: the others wait in state QUEUED, which the claim never looks at. A
+ * message keeps its slot while ACTIVE, in RETRY backoff, and (when it produced callbacks) as HELD until its last
+ * callback finished (reference §1.2). "Promotion" turns the QUEUED rows inside the slots into CREATED (or RETRY
+ * when they were already attempted); it runs in the same transaction as every write that can free or add a slot.
+ * Only ordinary messages (kind `message`) take part: callbacks are never queued.
+ *
+ * PostgreSQL note: promotions of one queue must serialise; the adapter locks the queue row (`SELECT … FOR UPDATE`)
+ * first. SQLite's single writer connection gives the same guarantee.
+ */
+export interface QueueSlots {
+  /** After an insert: creates the queues that do not exist yet (parallelism 1) and promotes each touched queue. */
+  afterInsert(results: InsertResult[], now: number): void;
+  /**
+   * Takes a finished row (delivered, failed or cancelled) out of the hot table: deleted, or HELD when it is a queue
+   * message with callbacks still to finish. Then releases a HELD parent whose last callback this was, and promotes.
+   */
+  release(m: Message, newMessages: readonly NewMessage[]): void;
+  /** After a retry outcome: the message keeps its slot, but waits as QUEUED while its queue is paused. */
+  retrying(m: Message): void;
+  /** Re-applies the slots after a change of parallelism or pause: demotes rows outside them, promotes inside. */
+  rebalance(accountId: string, queueName: string): void;
+}
+
+const inQueue = (m: Pick<Message, "kind" | "queueName">): m is Message & { queueName: string } =>
+  m.kind === "message" && m.queueName !== undefined;
+
+export function queueSlots(ctx: SqliteContext): QueueSlots {
+  const { db } = ctx;
+  const config = db.prepare("SELECT parallelism, paused FROM queues WHERE account_id = ? AND name = ?");
+  const createDefault = db.prepare(
+    `INSERT INTO queues (account_id, name, parallelism, paused, created_at, updated_at) VALUES (?, ?, 1, 0, ?, ?)
+     ON CONFLICT (account_id, name) DO NOTHING`,
+  );
+  const head = `SELECT seq FROM messages WHERE account_id = @accountId AND queue_name = @queueName AND kind = 'message'
+    ORDER BY seq LIMIT @slots`;
+  const promote = db.prepare(
+    `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END
+     WHERE state = 'QUEUED' AND seq IN (${head})`,
+  );
+  const demote = db.prepare(
+    `UPDATE messages SET state = 'QUEUED'
+     WHERE account_id = @accountId AND queue_name = @queueName AND kind = 'message' AND state IN ('CREATED', 'RETRY')
+       AND seq NOT IN (${head})`,
+  );
+  const toQueued = db.prepare("UPDATE messages SET state = 'QUEUED' WHERE id = ? AND state = 'RETRY'");
+  const remove = db.prepare("DELETE FROM messages WHERE id = ?");
+  const hold = db.prepare("UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const childCount = db.prepare("SELECT COUNT(*) AS n FROM messages WHERE parent_id = ?");
+  const parentOf = db.prepare("SELECT account_id, kind, state, queue_name FROM messages WHERE id = ?");
+
+  /** A queue without a record (deleted while messages remained) behaves as the default: parallelism 1, running. */
+  const slotsOf = (accountId: string, queueName: string): number => {
+    const q = config.get(accountId, queueName) as { parallelism: number; paused: number } | undefined;
+    if (!q) return 1;
+    return q.paused === 1 ? 0 : q.parallelism;
+  };
+
+  const promoteQueue = (accountId: string, queueName: string) => {
+    const slots = slotsOf(accountId, queueName);
+    if (slots > 0) promote.run({ accountId, queueName, slots });
+  };
+
+  /** Deletes a HELD parent once its last callback is gone, then frees its slot; walks up a chain of parents. */
+  const releaseParent = (parentId: string) => {
+    const parent = parentOf.get(parentId) as
+      | { account_id: string; kind: string; state: string; queue_name: string | null }
+      | undefined;
+    if (parent?.state !== "HELD") return;
+    if ((childCount.get(parentId) as { n: number }).n > 0) return;
+    remove.run(parentId);
+    if (parent.kind === "message" && parent.queue_name !== null) promoteQueue(parent.account_id, parent.queue_name);
+  };
+
+  return {
+    afterInsert(results, now) {
+      const touched = new Map<string, { accountId: string; queueName: string }>();
+      for (const r of results) {
+        if (r.message && inQueue(r.message)) {
+          touched.set(`${r.message.accountId}\0${r.message.queueName}`, r.message);
+        }
+      }
+      for (const { accountId, queueName } of touched.values()) {
+        createDefault.run(accountId, queueName, now, now);
+        promoteQueue(accountId, queueName);
+      }
+    },
+
+    release(m, newMessages) {
+      const holds =
+        inQueue(m) && (newMessages.some((n) => n.parentId === m.id) || (childCount.get(m.id) as { n: number }).n > 0);
+      if (holds) hold.run(m.id);
+      else remove.run(m.id);
+      if (m.parentId !== undefined) releaseParent(m.parentId);
+      if (inQueue(m)) promoteQueue(m.accountId, m.queueName);
+    },
+
+    retrying(m) {
+      if (inQueue(m) && slotsOf(m.accountId, m.queueName) === 0) toQueued.run(m.id);
+    },
+
+    rebalance(accountId, queueName) {
+      const slots = slotsOf(accountId, queueName);
+      demote.run({ accountId, queueName, slots });
+      if (slots > 0) promote.run({ accountId, queueName, slots });
+    },
+  };
+}
+
+interface QueueRow {
+  name: string;
+  parallelism: number;
+  paused: number;
+  created_at: number;
+  updated_at: number;
+  lag: number;
+}
+
+const queueFromRow = (r: QueueRow): Queue => ({
+  name: r.name,
+  parallelism: r.parallelism,
+  paused: r.paused === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  lag: r.lag,
+});
+
+type QueueQueries = Pick<
+  Store,
+  "queueUpsert" | "queueEnsure" | "queueGet" | "queueList" | "queueDelete" | "queueSetPaused"
+>;
+
+export function queueQueries(ctx: SqliteContext): QueueQueries {
+  const { db } = ctx;
+  const slots = queueSlots(ctx);
+  const select = `SELECT q.name, q.parallelism, q.paused, q.created_at, q.updated_at,
+      (SELECT COUNT(*) FROM messages m WHERE m.account_id = q.account_id AND m.queue_name = q.name
+         AND m.kind = 'message' AND m.state != 'HELD') AS lag
+    FROM queues q`;
+  const getQueue = db.prepare(`${select} WHERE q.account_id = ? AND q.name = ?`);
+  const listQueues = db.prepare(`${select} WHERE q.account_id = ? ORDER BY q.name`);
+  const exists = db.prepare("SELECT 1 FROM queues WHERE account_id = ? AND name = ?");
+  const count = db.prepare("SELECT COUNT(*) AS n FROM queues WHERE account_id = ?");
+  const insert = db.prepare(
+    `INSERT INTO queues (account_id, name, parallelism, paused, created_at, updated_at)
+     VALUES (@accountId, @name, @parallelism, @paused, @now, @now)`,
+  );
+  const update = db.prepare(
+    `UPDATE queues SET parallelism = @parallelism, paused = @paused, updated_at = @now
+     WHERE account_id = @accountId AND name = @name`,
+  );
+  const setPaused = db.prepare("UPDATE queues SET paused = ?, updated_at = ? WHERE account_id = ? AND name = ?");
+  const remove = db.prepare("DELETE FROM queues WHERE account_id = ? AND name = ?");
+
+  const atLimit = (accountId: string, maxQueues: number) => (count.get(accountId) as { n: number }).n >= maxQueues;
+
+  return {
+    queueUpsert: ({ accountId, name, parallelism, paused, now, maxQueues }) =>
+      ctx.write(() => {
+        const params = { accountId, name, parallelism, paused: paused ? 1 : 0, now };
+        let result: "created" | "updated";
+        if (exists.get(accountId, name)) {
+          update.run(params);
+          result = "updated";
+        } else {
+          if (atLimit(accountId, maxQueues)) return "max_queues";
+          insert.run(params);
+          result = "created";
+        }
+        slots.rebalance(accountId, name);
+        return result;
+      }),
+
+    queueEnsure: ({ accountId, name, now, maxQueues }) =>
+      ctx.write(() => {
+        if (exists.get(accountId, name)) return "exists";
+        if (atLimit(accountId, maxQueues)) return "max_queues";
+        insert.run({ accountId, name, parallelism: 1, paused: 0, now });
+        return "created";
+      }),
+
+    queueGet: async ({ accountId, name }) => {
+      const row = getQueue.get(accountId, name) as QueueRow | undefined;
+      return row ? queueFromRow(row) : undefined;
+    },
+
+    queueList: async ({ accountId }) => (listQueues.all(accountId) as QueueRow[]).map(queueFromRow),
+
+    queueDelete: ({ accountId, name }) => ctx.write(() => remove.run(accountId, name).changes > 0),
+
+    queueSetPaused: ({ accountId, name, paused, now }) =>
+      ctx.write(() => {
+        if (setPaused.run(paused ? 1 : 0, now, accountId, name).changes === 0) return false;
+        slots.rebalance(accountId, name);
+        return true;
+      }),
+  };
+}
