@@ -147,7 +147,7 @@ describe("callbacks and the DLQ", () => {
 
     for (const n of [1, 2, 3]) await client.publish({ url: failing.url(`/x${n}`), body: "x", retries: 0 });
     failing.setDefault({ status: 500 });
-    const more = [];
+    const more: string[] = [];
     for (const n of [4, 5, 6])
       more.push((await client.publish({ url: failing.url(`/y${n}`), body: "y", retries: 0 })).messageId);
     const entries = await waitUntil(async () => {
