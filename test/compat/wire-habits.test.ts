@@ -35,7 +35,7 @@ describe("Python and Go SDK habits", () => {
 
   it("DLQ bulk delete with a JSON body of dlqIds", async () => {
     receiver.setDefault({ status: 500 });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       ids.push(
         (
