@@ -1,58 +1,34 @@
-import type { MessageKind, MessageSpec } from "../../domain/message.js";
 import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
+import { type MessageRow, messageFromRow } from "./rows.js";
 
-/** Column values of a `dlq` row (migration 001), as better-sqlite3 returns them. */
-interface DlqRow {
-  seq: number;
+/** Column values of a `dlq` row (migration 001): the message's columns (no lease or due state) plus the response. */
+type DlqRow = Omit<
+  MessageRow,
+  "id" | "state" | "due_at" | "lease_owner" | "lease_until" | "cancel_requested" | "dedup_id"
+> & {
   dlq_id: string;
-  account_id: string;
   message_id: string;
-  kind: string;
-  parent_id: string | null;
-  url: string;
-  body: Buffer | null;
-  spec: string;
-  created_at: number;
-  not_before: number;
-  retried: number;
-  topic_name: string | null;
-  endpoint_name: string | null;
-  queue_name: string | null;
-  schedule_id: string | null;
-  caller_ip: string | null;
-  labels: string | null;
-  flow_key: string | null;
   failed_at: number;
   response_status: number | null;
   response_headers: string;
   response_body: Buffer | null;
   error: string | null;
-}
+};
 
 function entryFromRow(r: DlqRow): DlqEntry {
-  const message: DlqEntry["message"] = {
+  // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
+  const message = messageFromRow({
+    ...r,
     id: r.message_id,
-    accountId: r.account_id,
-    kind: r.kind as MessageKind,
-    // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
     state: "CREATED",
-    url: r.url,
-    body: r.body ?? undefined,
-    spec: JSON.parse(r.spec) as MessageSpec,
-    createdAt: r.created_at,
-    notBefore: r.not_before,
-    dueAt: r.failed_at,
-    retried: r.retried,
-    cancelRequested: false,
-  };
-  if (r.parent_id !== null) message.parentId = r.parent_id;
-  if (r.topic_name !== null) message.topicName = r.topic_name;
-  if (r.endpoint_name !== null) message.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) message.queueName = r.queue_name;
-  if (r.schedule_id !== null) message.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) message.callerIp = r.caller_ip;
+    due_at: r.failed_at,
+    lease_owner: null,
+    lease_until: null,
+    cancel_requested: 0,
+    dedup_id: null,
+  });
   const entry: DlqEntry = {
     dlqId: r.dlq_id,
     message,
