@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { OffsetClock } from "../../src/domain/clock.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { waitUntil } from "../helpers/wait.js";
 
 let server: TestServer;
 let receiver: Receiver;
@@ -35,22 +36,21 @@ function advance(ms: number) {
   server.ferry.services.dispatcher.wake();
 }
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls `read` until `ok` accepts its value (bounded), then returns that value. */
+const readUntil = <T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000) =>
+  waitUntil(
+    async () => {
+      const v = await read();
+      return ok(v) ? v : undefined;
+    },
+    { timeoutMs },
+  );
 
 /** Waits until the message's log holds `count` entries in `state` (the outcome is written after the response). */
 async function waitForState(messageId: string, state: string, count = 1) {
-  const states = await eventually(
-    () => logStates(messageId),
-    (s) => s.filter((x) => x === state).length >= count,
-  );
-  expect(states.filter((x) => x === state).length).toBeGreaterThanOrEqual(count);
+  await waitUntil(async () => (await logStates(messageId)).filter((x) => x === state).length >= count, {
+    what: `${count} ${state} entries`,
+  });
 }
 
 describe("retries", () => {
@@ -75,7 +75,7 @@ describe("retries", () => {
     advance(10_000);
     const third = await receiver.next();
     expect(third.headers["svc-retried"]).toBe("2");
-    const states = await eventually(
+    const states = await readUntil(
       () => logStates(id),
       (s) => s.includes("DELIVERED"),
     );
@@ -85,7 +85,7 @@ describe("retries", () => {
   it("fails after the last retry and keeps the message for the DLQ", async () => {
     receiver.setDefault({ status: 500, body: "nope" });
     const res = await publish("/always-fails", { "svc-retries": "1", "svc-retry-delay": "0" });
-    const states = await eventually(
+    const states = await readUntil(
       () => logStates(res.json.messageId),
       (s) => s.includes("FAILED"),
     );
@@ -101,7 +101,7 @@ describe("retries", () => {
     receiver.respondWith({ status: 500 }, { status: 500 });
     const res = await publish("/expr", { "svc-retries": "2", "svc-retry-delay": "1000 * (1 + retried) * 10" });
     await receiver.next();
-    const retry1 = await eventually(
+    const retry1 = await readUntil(
       () => server.call("GET", `/v2/events?messageId=${res.json.messageId}&state=RETRY`),
       (r) => r.json.events.length === 1,
     );
@@ -109,7 +109,7 @@ describe("retries", () => {
     expect(e1.nextDeliveryTime - e1.time).toBe(10_000);
     advance(10_000);
     await receiver.next();
-    const retry2 = await eventually(
+    const retry2 = await readUntil(
       () => server.call("GET", `/v2/events?messageId=${res.json.messageId}&state=RETRY&order=latestFirst`),
       (r) => r.json.events.length === 2,
     );
@@ -123,7 +123,7 @@ describe("retries", () => {
     receiver.respondWith({ status: 429, headers: { "retry-after": "30" } });
     const res = await publish("/hint", { "svc-retries": "1" });
     await receiver.next();
-    const retry = await eventually(
+    const retry = await readUntil(
       () => server.call("GET", `/v2/events?messageId=${res.json.messageId}&state=RETRY`),
       (r) => r.json.events.length === 1,
     );
@@ -136,7 +136,7 @@ describe("retries", () => {
     receiver.respondWith({ status: 489, headers: { "svc-nonretryable-error": "true" } });
     const res = await publish("/non-retryable", { "svc-retries": "3" });
     await receiver.next();
-    const states = await eventually(
+    const states = await readUntil(
       () => logStates(res.json.messageId),
       (s) => s.includes("FAILED"),
     );
@@ -147,7 +147,7 @@ describe("retries", () => {
     receiver.respondWith({ delayMs: 1500 }, { reset: true });
     const res = await publish("/slow", { "svc-retries": "2", "svc-timeout": "1s", "svc-retry-delay": "0" });
     await receiver.waitForCount(1, 10_000);
-    const states = await eventually(
+    const states = await readUntil(
       () => logStates(res.json.messageId),
       (s) => s.includes("DELIVERED"),
       10_000,
