@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { requireMessagingToken } from "./http/plugins/auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
+import { flowControlRoutes } from "./http/routes/flow-control.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { messageRoutes } from "./http/routes/messages.js";
@@ -35,6 +36,7 @@ export function buildApp(services: Services): FastifyInstance {
     messageRoutes(messaging, services);
     logRoutes(messaging, services);
     keyRoutes(messaging, services);
+    flowControlRoutes(messaging, services);
   });
   return app;
 }

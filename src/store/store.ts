@@ -1,6 +1,7 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { PlanName } from "../domain/plans.js";
+import type { FlowControlStore } from "./flow-control-store.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -103,7 +104,7 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store {
+export interface Store extends FlowControlStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import type { SqliteSynchronous } from "../../config.js";
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
+import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 
@@ -18,5 +19,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...flowControlQueries(ctx),
   };
 }
