@@ -3,6 +3,7 @@ import { requireMessagingToken } from "./http/plugins/auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
+import { flowControlRoutes } from "./http/routes/flow-control.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { messageRoutes } from "./http/routes/messages.js";
@@ -45,6 +46,7 @@ export function buildApp(services: Services): FastifyInstance {
     topicRoutes(messaging, services);
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
+    flowControlRoutes(messaging, services);
   });
   return app;
 }

@@ -126,12 +126,14 @@ export class Dispatcher implements Loop {
 
   private async claim(): Promise<void> {
     const { store, clock, config, log } = this.deps;
+    let atCapacity = false;
     try {
       do {
         this.claimAgain = false;
         const free = config.deliveryConcurrency - this.running.size - this.reserved;
         if (free <= 0 || this.stopped) {
           this.starved = true;
+          atCapacity = true;
           break;
         }
         const now = clock.now();
@@ -140,7 +142,8 @@ export class Dispatcher implements Loop {
         for (const m of batch) this.launch(m);
         if (batch.length === limit) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
-      const next = await store.messageNextDueAt({ now: clock.now() });
+      // At capacity the next completion claims again (see launch): asking for the due time now would only spin.
+      const next = atCapacity ? undefined : await store.messageNextDueAt({ now: clock.now() });
       this.arm(Math.min(next ?? Number.POSITIVE_INFINITY, clock.now() + config.pollIntervalMs));
     } catch (error) {
       log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
@@ -198,8 +201,14 @@ export class Dispatcher implements Loop {
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
-    // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot.
-    if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined) this.wake();
+    // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
+    // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either
+    // are released by the next claim. Claim now instead of at the next poll when such a bound can bind on this node.
+    const mayReleaseWaiting =
+      m.spec.flowControl !== undefined || limits.max_global_parallelism <= this.deps.config.deliveryConcurrency;
+    if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined || mayReleaseWaiting) {
+      this.wake();
+    }
   }
 
   private async renewLeases(): Promise<void> {

@@ -7,7 +7,8 @@ export interface FlowControlSpec {
   periodSec: number;
 }
 
-const MAX_PERIOD_SEC = 604_800; // one week, the documented cap
+/** The documented cap of a rate period: one week. */
+export const MAX_PERIOD_SEC = 604_800;
 
 /** Parses `Svc-Flow-Control-Value`, e.g. `parallelism=5, rate=10, period=1m`. */
 export function parseFlowControlValue(value: string, field: string): FlowControlSpec {

@@ -2,6 +2,7 @@ import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
+import type { FlowControlStore } from "./flow-control-store.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -104,7 +105,7 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore {
+export interface Store extends DlqStore, FlowControlStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -127,7 +128,10 @@ export interface Store extends DlqStore {
   /** Inserts messages with their CREATED (and, when leased, ACTIVE) log entries; duplicates are skipped. */
   messageInsertMany(p: { items: InsertItem[]; now: number; dedupWindowMs: number }): Promise<InsertResult[]>;
   messageGet(p: { accountId: string; id: string }): Promise<Message | undefined>;
-  /** Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. */
+  /**
+   * Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. Flow control
+   * and max_global_parallelism are decided here: a due message over a limit moves to WAITING instead.
+   */
   messageLeaseDue(p: { now: number; limit: number; owner: string; leaseUntil: number }): Promise<Message[]>;
   /**
    * Extends the leases of the attempts `owner` still runs: one statement per node instead of one per message.
@@ -136,7 +140,7 @@ export interface Store extends DlqStore {
   messageRenewLeases(p: { owner: string; ids: string[]; leaseUntil: number }): Promise<number>;
   /** Makes due again the messages whose lease expired (their node died), or every lease not held by `exceptOwner`. */
   messageReleaseLeases(p: { now: number; expiredOnly: boolean; exceptOwner: string }): Promise<number>;
-  /** Earliest due time of a message waiting for an attempt, to arm the dispatcher's timer. */
+  /** Earliest due time of a message waiting for an attempt (or of a flow-control wait list), to arm the timer. */
   messageNextDueAt(p: { now: number }): Promise<number | undefined>;
   /** Applies an attempt's outcome if `owner` still holds the lease; false when the lease was lost meanwhile. */
   messageFinish(p: FinishParams): Promise<boolean>;

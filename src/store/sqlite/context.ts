@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import type { LogEntry } from "../../domain/log.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { UsageMetric } from "../store.js";
+import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
 import { logParams, messageParams } from "./rows.js";
 import { WriteBatcher } from "./write-batcher.js";
@@ -84,6 +85,7 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   migrate(db);
 
   const batcher = new WriteBatcher(db);
+  const flow = flowEngine(db);
   const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));
   const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
   const addUsage = db.prepare(
@@ -94,7 +96,10 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
     db,
     write: (op) => batcher.run(op),
     insertLog: (e) => insertLog.run(logParams(e)),
-    insertMessage: (m, owner, until) => insertMessage.run(messageParams(m, owner, until)),
+    insertMessage: (m, owner, until) => {
+      insertMessage.run(messageParams(m, owner, until));
+      flow.noteInsert(m); // a message's flow-control value configures its key (unless pinned)
+    },
     addUsage: (accountId, now, metric, count, bytes) =>
       addUsage.run(accountId, now - (now % 60_000), metric, count, bytes),
     close: () => {

@@ -3,6 +3,7 @@ import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
 import { dlqQueries } from "./dlq.js";
+import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
@@ -26,5 +27,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...scheduleQueries(ctx),
     ...topicQueries(ctx),
     ...queueQueries(ctx),
+    ...flowControlQueries(ctx),
   };
 }

@@ -3,6 +3,7 @@ import type { Message } from "../../domain/message.js";
 import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
+import { flowEngine } from "./flow-control.js";
 import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
@@ -28,6 +29,7 @@ export function messageInserter(
   const { db } = ctx;
   // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
   const queues = queueSlots(ctx);
+  const flow = flowEngine(db);
   const dedupGet = db.prepare("SELECT message_id, expires_at FROM dedup WHERE account_id = ? AND key = ?");
   const dedupPut = db.prepare(
     `INSERT INTO dedup (account_id, key, message_id, expires_at) VALUES (?, ?, ?, ?)
@@ -46,9 +48,10 @@ export function messageInserter(
         }
         dedupPut.run(m.accountId, item.dedupKey, m.id, now + windowMs);
       }
-      const leased = item.leaseOwner !== undefined;
+      // The fast path yields to flow control and to the account's max_global_parallelism: such a row goes to the claim.
+      const leased = item.leaseOwner !== undefined && flow.fastPathAllowed(m);
       const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      ctx.insertMessage(stored, item.leaseOwner ?? null, item.leaseUntil ?? null);
+      ctx.insertMessage(stored, leased ? item.leaseOwner! : null, leased ? item.leaseUntil! : null);
       const message: Message = { ...stored, cancelRequested: false };
       if (leased) {
         message.leaseOwner = item.leaseOwner!;
@@ -68,12 +71,9 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   const { db } = ctx;
   const queues = queueSlots(ctx);
   const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
+  // The claim, with flow control and global parallelism decided in the same transaction (flow-control.ts).
   // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
-  const lease = db.prepare(
-    `UPDATE messages SET state = 'ACTIVE', lease_owner = @owner, lease_until = @leaseUntil
-     WHERE seq IN (SELECT seq FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= @now ORDER BY due_at LIMIT @limit)
-     RETURNING *`,
-  );
+  const flow = flowEngine(db);
   const renew = db.prepare(
     "UPDATE messages SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?)) AND state = 'ACTIVE' AND lease_owner = ?",
   );
@@ -117,8 +117,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
 
     messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
       ctx.write(() => {
-        const rows = lease.all({ now, limit, owner, leaseUntil }) as MessageRow[];
-        const messages = rows.map(messageFromRow);
+        const messages = flow.claim({ now, limit, owner, leaseUntil });
         for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", now));
         return messages;
       }),
@@ -131,7 +130,10 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
 
     messageNextDueAt: async () => {
       const row = nextDue.get() as { due: number | null };
-      return row.due ?? undefined;
+      // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
+      const wake = flow.nextWakeAt();
+      if (row.due === null) return wake;
+      return wake === undefined ? row.due : Math.min(row.due, wake);
     },
 
     messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
@@ -176,6 +178,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
             ctx.addUsage(m.accountId, now, "canceled", 1, 0);
             break;
         }
+        flow.afterFinish(m, now); // a slot of its key and of its account is free again
         insertNew(
           newMessages.map((message) => ({ message })),
           now,
