@@ -2,8 +2,11 @@ import type { SqliteSynchronous } from "../../config.js";
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
+import { customerQueries } from "./customers.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { searchIndexQueries } from "./search-indexes.js";
+import { usageQueries } from "./usage-stats.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -18,5 +21,8 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...customerQueries(ctx),
+    ...searchIndexQueries(ctx),
+    ...usageQueries(ctx),
   };
 }
