@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from "../config.js";
+import type { PlanName } from "../domain/plans.js";
 import { systemClock } from "../domain/clock.js";
 import { AppError } from "../errors.js";
 import { dialectFor } from "../http/dialect.js";
@@ -30,6 +31,18 @@ function parseFlags(args: string[], known: readonly string[]): Record<string, st
   return flags;
 }
 
+/** Everything is checked before the store is opened: a refused command writes nothing. */
+function parseArgs(args: string[], env: Record<string, string | undefined>) {
+  const [command, ...rest] = args;
+  if (command !== "create") throw new AppError("invalid_input", `unknown command "customers ${command ?? ""}"`);
+  const config = loadConfig(env);
+  const flags = parseFlags(rest, ["email", "plan", "enterprise"]);
+  if (flags.email === undefined) throw new AppError("invalid_input", "missing --email");
+  const dialect = dialectFor(config.dialect, version);
+  const plan: PlanName = parsePlanName(flags.plan ?? wirePlanName(config.defaultPlan, dialect), dialect, "--plan");
+  return { config, dialect, email: flags.email, plan, enterpriseId: flags.enterprise };
+}
+
 /**
  * `ferry customers create`: opens the store of DATABASE_URL directly (safe while the server runs: SQLite WAL and a
  * busy timeout let both write), creates a customer with a generated API key and its own messaging account, and
@@ -41,16 +54,9 @@ export async function customersCli(
   out: Output = process.stdout,
   err: Output = process.stderr,
 ): Promise<number> {
-  const [command, ...rest] = args;
-  if (command !== "create") {
-    err.write(`${USAGE}\n`);
-    return 2;
-  }
-  let config: ReturnType<typeof loadConfig>;
-  let flags: Record<string, string>;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    config = loadConfig(env);
-    flags = parseFlags(rest, ["email", "plan", "enterprise"]);
+    parsed = parseArgs(args, env);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof AppError) {
       err.write(`${error.message}\n${USAGE}\n`);
@@ -58,21 +64,16 @@ export async function customersCli(
     }
     throw error;
   }
-  const dialect = dialectFor(config.dialect, version);
-  if (flags.email === undefined) {
-    err.write(`missing --email\n${USAGE}\n`);
-    return 2;
-  }
+  const { config, dialect, email, plan, enterpriseId } = parsed;
   usePlanOverrides(config.planOverrides);
   const store = await openStore(config);
   try {
     await store.migrate();
-    const plan = parsePlanName(flags.plan ?? wirePlanName(config.defaultPlan, dialect), dialect, "--plan");
     const boot = await bootstrap(config, store, systemClock.now());
     // A first start made by the CLI: the operator must see the generated secrets once, as `ferry serve` shows them.
     for (const [name, value] of Object.entries(boot.generated)) err.write(`generated ${name}: ${value}\n`);
-    const p: Parameters<typeof createCustomer>[2] = { email: flags.email, plan, now: systemClock.now() };
-    if (flags.enterprise !== undefined) p.enterpriseId = flags.enterprise;
+    const p: Parameters<typeof createCustomer>[2] = { email, plan, now: systemClock.now() };
+    if (enterpriseId !== undefined) p.enterpriseId = enterpriseId;
     const created = await createCustomer(config, store, p);
     out.write(
       `${JSON.stringify({

@@ -11,7 +11,9 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
   const { db } = ctx;
   const byId = db.prepare("SELECT * FROM accounts WHERE id = ?");
   const byToken = db.prepare("SELECT * FROM accounts WHERE token = ?");
-  const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1");
+  // rowid breaks ties in insertion order: accounts created in the same millisecond (a pinned test clock, the CLI
+  // right after the first start) must not make another account the default one.
+  const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, rowid LIMIT 1");
   const insert = prepareAccountInsert(db);
   const rotate = db.prepare(
     "UPDATE accounts SET current_signing_key = next_signing_key, next_signing_key = ? WHERE id = ? RETURNING *",

@@ -23,12 +23,12 @@ export function customerQueries(ctx: SqliteContext): CustomerQueries {
   );
   const insertAccount = prepareAccountInsert(db);
   const byEmail = db.prepare("SELECT * FROM customers WHERE email = ?");
-  const first = db.prepare("SELECT * FROM customers ORDER BY created_at, email LIMIT 1");
+  const first = db.prepare("SELECT * FROM customers ORDER BY created_at, rowid LIMIT 1");
   const setHash = db.prepare("UPDATE customers SET api_key_hash = ? WHERE email = ?");
   const rename = db.prepare("UPDATE customers SET email = ? WHERE email = ?");
   const moveAccounts = db.prepare("UPDATE accounts SET customer_id = ? WHERE customer_id = ?");
   const moveIndexes = db.prepare("UPDATE search_indexes SET customer_id = ? WHERE customer_id = ?");
-  const accountsOf = db.prepare("SELECT * FROM accounts WHERE customer_id = ? ORDER BY created_at, id");
+  const accountsOf = db.prepare("SELECT * FROM accounts WHERE customer_id = ? ORDER BY created_at, rowid");
 
   return {
     customerInsert: ({ customer, account }) =>

@@ -7,9 +7,10 @@ const DAY_MS = 86_400_000;
 
 export function usageQueries(ctx: SqliteContext): UsageQueries {
   const { db } = ctx;
-  // Integer division puts each minute row in its bucket; the primary key (account_id, minute, metric) serves the range.
+  // Integer division puts each minute row in its bucket (the casts: better-sqlite3 may bind a JS number as REAL, and
+  // REAL division would split a bucket). The primary key (account_id, minute, metric) serves the range.
   const buckets = db.prepare(
-    `SELECT (minute - @from) / @step AS bucket, metric, SUM(count) AS count, SUM(bytes) AS bytes
+    `SELECT (minute - CAST(@from AS INTEGER)) / CAST(@step AS INTEGER) AS bucket, metric, SUM(count) AS count, SUM(bytes) AS bytes
      FROM usage WHERE account_id = @accountId AND minute >= @from AND minute < @to
      GROUP BY bucket, metric`,
   );
