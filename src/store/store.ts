@@ -151,7 +151,7 @@ export interface Store extends ManagementStore {
   accountGetByToken(p: { token: string }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
-  /** Overwrites the given credential fields (token rotation, configured keys). Returns the updated account. */
+  /** Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account. */
   accountUpdate(p: { id: string; patch: AccountPatch }): Promise<Account>;
   /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */
   accountRotateKeys(p: { id: string; next: string }): Promise<Account>;

@@ -1,6 +1,6 @@
 import type { Account, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
-import { type AccountRow, accountFromRow, accountParams } from "./rows.js";
+import { ACCOUNT_COLUMNS, type AccountRow, accountFromRow, accountParams } from "./rows.js";
 
 type AccountQueries = Pick<
   Store,
@@ -64,6 +64,6 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
 
 /** Shared with customer creation, which inserts a customer and its first account in one transaction. */
 export function prepareAccountInsert(db: SqliteContext["db"]) {
-  const columns = Object.keys(accountParams({} as Account));
-  return db.prepare(`INSERT INTO accounts (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`);
+  const columns = ACCOUNT_COLUMNS.join(", ");
+  return db.prepare(`INSERT INTO accounts (${columns}) VALUES (${ACCOUNT_COLUMNS.map((c) => `@${c}`).join(", ")})`);
 }

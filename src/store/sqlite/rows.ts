@@ -166,6 +166,28 @@ export interface AccountRow {
   created_by: string;
 }
 
+export const ACCOUNT_COLUMNS = [
+  "id",
+  "customer_id",
+  "token",
+  "password",
+  "current_signing_key",
+  "next_signing_key",
+  "plan",
+  "state",
+  "active",
+  "created_at",
+  "modifying_state",
+  "last_plan_upgrade_time",
+  "reserved_price",
+  "prod_pack_enabled",
+  "prometheus_enabled",
+  "enterprise_id",
+  "region",
+  "budget",
+  "created_by",
+] as const;
+
 export function accountFromRow(r: AccountRow): Account {
   const a: Account = {
     id: r.id,
@@ -192,7 +214,7 @@ export function accountFromRow(r: AccountRow): Account {
 }
 
 /** Named parameters for inserting an account row; management fields default as a fresh account's would. */
-export function accountParams(a: Account) {
+export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[number], string | number | null> {
   return {
     id: a.id,
     customer_id: a.customerId,
