@@ -1,16 +1,20 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { requireMessagingToken } from "./http/plugins/auth.js";
+import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { flowControlRoutes } from "./http/routes/flow-control.js";
+import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
+import { managementAccountRoutes } from "./http/routes/management-accounts.js";
 import { messageRoutes } from "./http/routes/messages.js";
 import { publishRoutes } from "./http/routes/publish.js";
 import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
 import { topicRoutes } from "./http/routes/topics.js";
+import { searchRoutes } from "./http/routes/search.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -37,6 +41,7 @@ export function buildApp(services: Services): FastifyInstance {
 
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
+    limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);
     logRoutes(messaging, services);
@@ -47,6 +52,13 @@ export function buildApp(services: Services): FastifyInstance {
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
+  });
+
+  // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
+  app.register(async (management) => {
+    requireCustomer(management, services);
+    managementAccountRoutes(management, services);
+    searchRoutes(management, services);
   });
   return app;
 }

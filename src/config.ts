@@ -4,8 +4,10 @@
  */
 
 import { EgressConfigError, parseEgressPolicy } from "./domain/egress-policy.js";
+import { isLimitField, type PlanName, type PlanOverrides, planNames, UNLIMITED } from "./domain/plans.js";
 
 export type Dialect = "neutral" | "upstash";
+export type AccountRegion = "eu-central-1" | "us-east-1";
 export type SqliteSynchronous = "FULL" | "NORMAL";
 
 export interface Config {
@@ -38,8 +40,6 @@ export interface Config {
   logRetentionMs: number;
   /** Deduplication window of Svc-Deduplication-Id and content-based deduplication. (Default: 10 minutes) */
   dedupWindowMs: number;
-  /** Plan of the default account. (Default: paid) */
-  defaultPlan: string;
   /**
    * Where deliveries and callbacks may connect: CIDRs and host names, comma-separated. (Default: everything except
    * the cloud-metadata ranges 169.254.0.0/16 and fe80::/10, which need an explicit entry.)
@@ -47,6 +47,18 @@ export interface Config {
   destinationAllow: string | undefined;
   /** How often the scheduler looks for due cron ticks; a tick fires at most this late. (Default: 1000 ms) */
   schedulerIntervalMs: number;
+  /** Plan of the default account and of customers created without --plan. (Default: paid) */
+  defaultPlan: PlanName;
+  /** E-mail of the first customer (management API Basic-auth user). (Default: admin@ferry.local) */
+  adminEmail: string | undefined;
+  /** API key of the first customer; generated, stored hashed and printed once when absent. */
+  adminApiKey: string | undefined;
+  /** Per-plan limit overrides from FERRY_PLAN_<PLAN>_<FIELD>=<integer|unlimited>. (Default: none) */
+  planOverrides: PlanOverrides;
+  /** Price in dollars per 100,000 messages for usage billing; the free plan is never billed. (Default: 1) */
+  pricePer100k: number;
+  /** `region` of messaging accounts this server creates. (Default: eu-central-1) */
+  region: AccountRegion;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +111,66 @@ function databaseUrl(env: Env): string {
   return raw;
 }
 
+function decimal(env: Env, key: string, fallback: number): number {
+  const raw = optional(env, key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(value)) {
+    throw new ConfigError(`config error: ${key} must be a non-negative number (got "${raw}")`);
+  }
+  return value;
+}
+
+function adminEmail(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_ADMIN_EMAIL");
+  if (raw !== undefined && !/^[^\s:@]+@[^\s:@]+$/.test(raw)) {
+    throw new ConfigError(`config error: FERRY_ADMIN_EMAIL must be an e-mail address without ":" (got "${raw}")`);
+  }
+  return raw;
+}
+
+function adminApiKey(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_ADMIN_API_KEY");
+  if (raw !== undefined && raw.length < 16) {
+    throw new ConfigError(`config error: FERRY_ADMIN_API_KEY must be at least 16 characters (got ${raw.length})`);
+  }
+  return raw;
+}
+
+const PLAN_PREFIX = "FERRY_PLAN_";
+
+/**
+ * FERRY_PLAN_<PLAN>_<FIELD>=<value>: PLAN is a plan name upper-cased (FREE, PAID, MSGSVC_FIXED_1M …), FIELD a limit
+ * field upper-cased (MAX_REQUESTS_PER_DAY …), value a non-negative integer or `unlimited`.
+ */
+function planOverrides(env: Env): PlanOverrides {
+  const out: PlanOverrides = {};
+  // Longest first: MSGSVC_FIXED is a prefix of MSGSVC_FIXED_1M.
+  const names = [...planNames].sort((a, b) => b.length - a.length);
+  for (const key of Object.keys(env).sort()) {
+    if (!key.startsWith(PLAN_PREFIX)) continue;
+    const raw = optional(env, key);
+    if (raw === undefined) continue;
+    const rest = key.slice(PLAN_PREFIX.length);
+    const plan = names.find((name) => rest.startsWith(`${name.toUpperCase()}_`));
+    if (plan === undefined) {
+      throw new ConfigError(
+        `config error: ${key} names no plan; use FERRY_PLAN_<PLAN>_<FIELD> with PLAN one of ${planNames.map((p) => p.toUpperCase()).join(", ")}`,
+      );
+    }
+    const field = rest.slice(plan.length + 1).toLowerCase();
+    if (!isLimitField(field)) {
+      throw new ConfigError(`config error: ${key}: "${field}" is not a plan limit field`);
+    }
+    const value = raw.toLowerCase() === "unlimited" ? UNLIMITED : Number(raw);
+    if (!(raw.toLowerCase() === "unlimited" || /^\d+$/.test(raw)) || !Number.isSafeInteger(value)) {
+      throw new ConfigError(`config error: ${key} must be a non-negative integer or "unlimited" (got "${raw}")`);
+    }
+    out[plan] = { ...out[plan], [field]: value };
+  }
+  return out;
+}
+
 const DAY_MS = 86_400_000;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -118,9 +190,14 @@ export function loadConfig(env: Env = process.env): Config {
     leaseMs: int(env, "FERRY_LEASE_MS", 15_000, 1000, 3_600_000),
     logRetentionMs: int(env, "FERRY_LOG_RETENTION_MS", 14 * DAY_MS, 60_000, 365 * DAY_MS),
     dedupWindowMs: int(env, "FERRY_DEDUP_WINDOW_MS", 10 * 60_000, 0, 365 * DAY_MS),
-    defaultPlan: str(env, "FERRY_DEFAULT_PLAN", "paid"),
     destinationAllow: destinationAllow(env),
     schedulerIntervalMs: int(env, "FERRY_SCHEDULER_INTERVAL_MS", 1000, 100, 3_600_000),
+    defaultPlan: oneOf(env, "FERRY_DEFAULT_PLAN", "paid", planNames),
+    adminEmail: adminEmail(env),
+    adminApiKey: adminApiKey(env),
+    planOverrides: planOverrides(env),
+    pricePer100k: decimal(env, "FERRY_PRICE_PER_100K", 1),
+    region: oneOf(env, "FERRY_REGION", "eu-central-1", ["eu-central-1", "us-east-1"] as const),
   };
 }
 
@@ -155,4 +232,9 @@ export const configDefaults: Record<string, string> = {
   FERRY_DEFAULT_PLAN: "paid",
   FERRY_DESTINATION_ALLOW: "(everything but the cloud-metadata ranges)",
   FERRY_SCHEDULER_INTERVAL_MS: "1000",
+  FERRY_ADMIN_EMAIL: "admin@ferry.local",
+  FERRY_ADMIN_API_KEY: "(generated on first start, stored hashed, printed once)",
+  "FERRY_PLAN_<PLAN>_<FIELD>": "(the built-in plan table, docs/management.md)",
+  FERRY_PRICE_PER_100K: "1",
+  FERRY_REGION: "eu-central-1",
 };

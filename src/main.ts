@@ -1,3 +1,4 @@
+import { customersCli } from "./cli/customers.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { startFerry } from "./server.js";
 
@@ -22,6 +23,9 @@ async function serve(): Promise<void> {
       generated.token ? `  FERRY_TOKEN=${generated.token}` : "",
       generated.currentSigningKey ? `  FERRY_CURRENT_SIGNING_KEY=${generated.currentSigningKey}` : "",
       generated.nextSigningKey ? `  FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}` : "",
+      generated.adminApiKey ? "Management API (HTTP Basic e-mail:api_key) credentials of the first customer:" : "",
+      generated.adminEmail ? `  FERRY_ADMIN_EMAIL=${generated.adminEmail}` : "",
+      generated.adminApiKey ? `  FERRY_ADMIN_API_KEY=${generated.adminApiKey}` : "",
     ].filter((l) => l !== "");
     process.stdout.write(`${lines.join("\n")}\n`);
   }
@@ -49,7 +53,15 @@ if (command === "serve") {
     );
     process.exit(1);
   });
+} else if (command === "customers") {
+  customersCli(process.argv.slice(3)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`ferry customers failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
 } else {
-  process.stderr.write(`unknown command "${command}"; usage: ferry serve\n`);
+  process.stderr.write(`unknown command "${command}"; usage: ferry serve | ferry customers create --email <e>\n`);
   process.exit(2);
 }

@@ -13,9 +13,10 @@ import { dialectFor } from "./http/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
-import { type BootstrapResult, ensureDefaultAccount } from "./services/accounts.js";
-import type { Services } from "./services/context.js";
 import { urlGroups } from "./services/topics.js";
+import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
+import { bootstrap as bootstrapAccounts } from "./services/customers.js";
+import type { Services } from "./services/context.js";
 import { openStore } from "./store/open.js";
 
 export const version: string = (
@@ -39,7 +40,8 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
   const clock = options.clock ?? systemClock;
   const store = await openStore(config);
   await store.migrate();
-  const bootstrap = await ensureDefaultAccount(config, store, clock.now());
+  usePlanOverrides(config.planOverrides);
+  const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
   const http = createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });

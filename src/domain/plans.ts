@@ -30,7 +30,8 @@ export interface PlanLimits {
 export type PlanName = "free" | "paid" | "msgsvc_fixed_1m" | "msgsvc_fixed_10m" | "msgsvc_fixed_100m" | "msgsvc_fixed";
 
 const DAY_MS = 86_400_000;
-const UNLIMITED = 2_147_483_647;
+/** The hosted service's "unlimited" (int32 max); FERRY_PLAN_<PLAN>_<FIELD>=unlimited sets it. */
+export const UNLIMITED = 2_147_483_647;
 
 const paid: PlanLimits = {
   max_message_size: 10 * 1024 * 1024,
@@ -146,4 +147,24 @@ export const planNames = Object.keys(plans) as PlanName[];
 
 export function isPlanName(name: string): name is PlanName {
   return Object.hasOwn(plans, name);
+}
+
+/** Every limit field, in the record's order (used to validate FERRY_PLAN_<PLAN>_<FIELD> names). */
+export const limitFields = Object.keys(paid) as (keyof PlanLimits)[];
+
+export function isLimitField(name: string): name is keyof PlanLimits {
+  return (limitFields as string[]).includes(name);
+}
+
+/** Configured per-plan values that replace the built-in ones (FERRY_PLAN_<PLAN>_<FIELD>). */
+export type PlanOverrides = Partial<Record<PlanName, Partial<PlanLimits>>>;
+
+/** The built-in table with the overrides applied; plans without overrides keep their built-in limits. */
+export function planTable(overrides: PlanOverrides): Record<PlanName, PlanLimits> {
+  const table = { ...plans };
+  for (const name of planNames) {
+    const o = overrides[name];
+    if (o) table[name] = { ...plans[name], ...o };
+  }
+  return table;
 }

@@ -1,16 +1,64 @@
 import type { Config } from "../config.js";
 import { newSecret, newSigningKey, newUuid } from "../domain/ids.js";
-import { isPlanName, type PlanLimits, plans } from "../domain/plans.js";
+import { type PlanLimits, type PlanName, type PlanOverrides, planTable, plans } from "../domain/plans.js";
 import { AppError } from "../errors.js";
-import type { Account, Store } from "../store/store.js";
+import type { Account, AccountPatch, Store } from "../store/store.js";
 
 /** Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (reference §0). */
 export function makeToken(id: string, password: string): string {
   return Buffer.from(JSON.stringify({ UserID: id, Password: password })).toString("base64");
 }
 
+/** The plan table in force: the built-in limits with FERRY_PLAN_<PLAN>_<FIELD> overrides applied. */
+let planLimits: Record<PlanName, PlanLimits> = plans;
+
+/**
+ * Installs the configured overrides for this process; startFerry and the CLI call it at boot. Process-wide because
+ * limitsOf is called from everywhere an account is at hand; one process serves one configuration.
+ */
+export function usePlanOverrides(overrides: PlanOverrides): void {
+  planLimits = planTable(overrides);
+}
+
+/** The one place an account's limits come from. */
 export function limitsOf(account: Pick<Account, "plan">): PlanLimits {
-  return plans[account.plan] ?? plans.paid;
+  return planLimits[account.plan] ?? planLimits.paid;
+}
+
+/** The first customer's e-mail when FERRY_ADMIN_EMAIL is not set. */
+export const DEFAULT_ADMIN_EMAIL = "admin@ferry.local";
+
+/** A fresh, active messaging account with new credentials and signing keys. */
+export function newAccount(p: {
+  customerId: string;
+  plan: PlanName;
+  region: string;
+  now: number;
+  token?: string | undefined;
+  currentSigningKey?: string | undefined;
+  nextSigningKey?: string | undefined;
+}): Account {
+  const id = newUuid();
+  const password = newSecret();
+  return {
+    id,
+    customerId: p.customerId,
+    token: p.token ?? makeToken(id, password),
+    password,
+    currentSigningKey: p.currentSigningKey ?? newSigningKey(),
+    nextSigningKey: p.nextSigningKey ?? newSigningKey(),
+    plan: p.plan,
+    state: "active",
+    active: true,
+    createdAt: p.now,
+    lastPlanUpgradeTime: 0,
+    reservedPrice: 0,
+    prodPackEnabled: false,
+    prometheusEnabled: false,
+    region: p.region,
+    budget: 0,
+    createdBy: p.customerId,
+  };
 }
 
 /** Resolves a messaging token to its account; inactive accounts are refused with a clear message. */
@@ -28,7 +76,14 @@ export async function authenticate(store: Store, token: string | undefined): Pro
 export interface BootstrapResult {
   account: Account;
   /** Secrets generated on this start, to print once. */
-  generated: { token?: string; currentSigningKey?: string; nextSigningKey?: string };
+  generated: {
+    token?: string;
+    currentSigningKey?: string;
+    nextSigningKey?: string;
+    /** The first customer's management credentials (see services/customers.ts). */
+    adminEmail?: string;
+    adminApiKey?: string;
+  };
 }
 
 /**
@@ -39,28 +94,24 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
   const existing = await store.accountFirst();
   const generated: BootstrapResult["generated"] = {};
   if (!existing) {
-    const id = newUuid();
-    const password = newSecret();
-    const plan = isPlanName(config.defaultPlan) ? config.defaultPlan : "paid";
-    const account: Account = {
-      id,
-      customerId: "default",
-      token: config.token ?? makeToken(id, password),
-      password,
-      currentSigningKey: config.currentSigningKey ?? newSigningKey(),
-      nextSigningKey: config.nextSigningKey ?? newSigningKey(),
-      plan,
-      state: "active",
-      active: true,
-      createdAt: now,
-    };
+    // Owned by the first customer, which services/customers.ts creates right after under this e-mail.
+    const customerId = config.adminEmail ?? (await store.customerFirst())?.email ?? DEFAULT_ADMIN_EMAIL;
+    const account = newAccount({
+      customerId,
+      plan: config.defaultPlan,
+      region: config.region,
+      now,
+      token: config.token,
+      currentSigningKey: config.currentSigningKey,
+      nextSigningKey: config.nextSigningKey,
+    });
     if (!config.token) generated.token = account.token;
     if (!config.currentSigningKey) generated.currentSigningKey = account.currentSigningKey;
     if (!config.nextSigningKey) generated.nextSigningKey = account.nextSigningKey;
     await store.accountInsert({ account });
     return { account, generated };
   }
-  const patch: Parameters<Store["accountUpdate"]>[0]["patch"] = {};
+  const patch: AccountPatch = {};
   if (config.token && config.token !== existing.token) patch.token = config.token;
   if (config.currentSigningKey && config.currentSigningKey !== existing.currentSigningKey) {
     patch.currentSigningKey = config.currentSigningKey;

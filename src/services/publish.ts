@@ -7,6 +7,7 @@ import { AppError, invalidField } from "../errors.js";
 import type { Account, InsertItem } from "../store/store.js";
 import { limitsOf } from "./accounts.js";
 import type { PublishTarget, Services } from "./context.js";
+import { enforceDailyQuota } from "./limits.js";
 
 export interface PublishInput {
   account: Account;
@@ -122,6 +123,7 @@ export async function publish(services: Services, input: PublishInput): Promise<
     input.resolved ?? (await resolveTargets(services, input.account, input.destination));
   const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
   const built = buildMessages(input, targets, parsed, now);
+  await enforceDailyQuota(services, input.account, built.length);
 
   const immediate = built.filter(
     (b) => b.message.state === "CREATED" && b.message.dueAt <= now && !b.message.spec.flowControl,

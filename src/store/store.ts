@@ -3,6 +3,7 @@ import type { Message, NewMessage } from "../domain/message.js";
 import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
+import type { ManagementStore } from "./management-store.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -29,7 +30,44 @@ export interface Account {
   state: string;
   active: boolean;
   createdAt: number;
+  /**
+   * Fields of the management record (seed 2.2) that the plan cannot derive. Optional so code that builds an
+   * account for messaging alone need not know them; the store always fills them on read.
+   */
+  modifyingState?: string;
+  /** Unix seconds. */
+  lastPlanUpgradeTime?: number;
+  reservedPrice?: number;
+  prodPackEnabled?: boolean;
+  prometheusEnabled?: boolean;
+  /** Set for enterprise accounts: `reserved_type` becomes `enterprise:<id>` and `enterprise.enabled` true. */
+  enterpriseId?: string;
+  region?: string;
+  /** Dollars per month; 0 means no limit. */
+  budget?: number;
+  createdBy?: string;
 }
+
+/** Account fields `accountUpdate` may overwrite. */
+export type AccountPatch = Partial<
+  Pick<
+    Account,
+    | "token"
+    | "password"
+    | "currentSigningKey"
+    | "nextSigningKey"
+    | "plan"
+    | "state"
+    | "active"
+    | "customerId"
+    | "modifyingState"
+    | "lastPlanUpgradeTime"
+    | "reservedPrice"
+    | "prodPackEnabled"
+    | "prometheusEnabled"
+    | "budget"
+  >
+>;
 
 /** Message and log filters (reference §1.4): values of one filter are OR'ed, different filters AND'ed. */
 export interface MessageFilter {
@@ -105,7 +143,7 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore {
+export interface Store extends DlqStore, FlowControlStore, ManagementStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -115,13 +153,8 @@ export interface Store extends DlqStore, FlowControlStore {
   accountGetByToken(p: { token: string }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
-  /** Overwrites the given credential fields (token rotation, configured keys). Returns the updated account. */
-  accountUpdate(p: {
-    id: string;
-    patch: Partial<
-      Pick<Account, "token" | "password" | "currentSigningKey" | "nextSigningKey" | "plan" | "state" | "active">
-    >;
-  }): Promise<Account>;
+  /** Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account. */
+  accountUpdate(p: { id: string; patch: AccountPatch }): Promise<Account>;
   /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */
   accountRotateKeys(p: { id: string; next: string }): Promise<Account>;
 

@@ -1,6 +1,6 @@
 import type { Account, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
-import { type AccountRow, accountFromRow } from "./rows.js";
+import { ACCOUNT_COLUMNS, type AccountRow, accountFromRow, accountParams } from "./rows.js";
 
 type AccountQueries = Pick<
   Store,
@@ -11,11 +11,10 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
   const { db } = ctx;
   const byId = db.prepare("SELECT * FROM accounts WHERE id = ?");
   const byToken = db.prepare("SELECT * FROM accounts WHERE token = ?");
-  const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1");
-  const insert = db.prepare(
-    `INSERT INTO accounts (id, customer_id, token, password, current_signing_key, next_signing_key, plan, state, active, created_at)
-     VALUES (@id, @customerId, @token, @password, @currentSigningKey, @nextSigningKey, @plan, @state, @active, @createdAt)`,
-  );
+  // rowid breaks ties in insertion order: accounts created in the same millisecond (a pinned test clock, the CLI
+  // right after the first start) must not make another account the default one.
+  const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, rowid LIMIT 1");
+  const insert = prepareAccountInsert(db);
   const rotate = db.prepare(
     "UPDATE accounts SET current_signing_key = next_signing_key, next_signing_key = ? WHERE id = ? RETURNING *",
   );
@@ -27,11 +26,18 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
     plan: "plan",
     state: "state",
     active: "active",
+    customerId: "customer_id",
+    modifyingState: "modifying_state",
+    lastPlanUpgradeTime: "last_plan_upgrade_time",
+    reservedPrice: "reserved_price",
+    prodPackEnabled: "prod_pack_enabled",
+    prometheusEnabled: "prometheus_enabled",
+    budget: "budget",
   };
   const get = (row: unknown): Account | undefined => (row ? accountFromRow(row as AccountRow) : undefined);
 
   return {
-    accountInsert: ({ account }) => ctx.write(() => void insert.run({ ...account, active: account.active ? 1 : 0 })),
+    accountInsert: ({ account }) => ctx.write(() => void insert.run(accountParams(account))),
     accountUpdate: ({ id, patch }) =>
       ctx.write(() => {
         const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
@@ -54,4 +60,10 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
         return accountFromRow(row as AccountRow);
       }),
   };
+}
+
+/** Shared with customer creation, which inserts a customer and its first account in one transaction. */
+export function prepareAccountInsert(db: SqliteContext["db"]) {
+  const columns = ACCOUNT_COLUMNS.join(", ");
+  return db.prepare(`INSERT INTO accounts (${columns}) VALUES (${ACCOUNT_COLUMNS.map((c) => `@${c}`).join(", ")})`);
 }

@@ -9,6 +9,9 @@ import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
 import { queueQueries } from "./queues.js";
 import { topicQueries } from "./topics.js";
+import { customerQueries } from "./customers.js";
+import { searchIndexQueries } from "./search-indexes.js";
+import { usageQueries } from "./usage-stats.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -28,5 +31,8 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...topicQueries(ctx),
     ...queueQueries(ctx),
     ...flowControlQueries(ctx),
+    ...customerQueries(ctx),
+    ...searchIndexQueries(ctx),
+    ...usageQueries(ctx),
   };
 }

@@ -155,10 +155,41 @@ export interface AccountRow {
   state: string;
   active: number;
   created_at: number;
+  modifying_state: string | null;
+  last_plan_upgrade_time: number;
+  reserved_price: number;
+  prod_pack_enabled: number;
+  prometheus_enabled: number;
+  enterprise_id: string | null;
+  region: string;
+  budget: number;
+  created_by: string;
 }
 
+export const ACCOUNT_COLUMNS = [
+  "id",
+  "customer_id",
+  "token",
+  "password",
+  "current_signing_key",
+  "next_signing_key",
+  "plan",
+  "state",
+  "active",
+  "created_at",
+  "modifying_state",
+  "last_plan_upgrade_time",
+  "reserved_price",
+  "prod_pack_enabled",
+  "prometheus_enabled",
+  "enterprise_id",
+  "region",
+  "budget",
+  "created_by",
+] as const;
+
 export function accountFromRow(r: AccountRow): Account {
-  return {
+  const a: Account = {
     id: r.id,
     customerId: r.customer_id,
     token: r.token,
@@ -169,5 +200,40 @@ export function accountFromRow(r: AccountRow): Account {
     state: r.state,
     active: r.active === 1,
     createdAt: r.created_at,
+    lastPlanUpgradeTime: r.last_plan_upgrade_time,
+    reservedPrice: r.reserved_price,
+    prodPackEnabled: r.prod_pack_enabled === 1,
+    prometheusEnabled: r.prometheus_enabled === 1,
+    region: r.region,
+    budget: r.budget,
+    createdBy: r.created_by,
+  };
+  if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
+  if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
+  return a;
+}
+
+/** Named parameters for inserting an account row; management fields default as a fresh account's would. */
+export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[number], string | number | null> {
+  return {
+    id: a.id,
+    customer_id: a.customerId,
+    token: a.token,
+    password: a.password,
+    current_signing_key: a.currentSigningKey,
+    next_signing_key: a.nextSigningKey,
+    plan: a.plan,
+    state: a.state,
+    active: a.active ? 1 : 0,
+    created_at: a.createdAt,
+    modifying_state: a.modifyingState ?? null,
+    last_plan_upgrade_time: a.lastPlanUpgradeTime ?? 0,
+    reserved_price: a.reservedPrice ?? 0,
+    prod_pack_enabled: a.prodPackEnabled ? 1 : 0,
+    prometheus_enabled: a.prometheusEnabled ? 1 : 0,
+    enterprise_id: a.enterpriseId ?? null,
+    region: a.region ?? "eu-central-1",
+    budget: a.budget ?? 0,
+    created_by: a.createdBy ?? "",
   };
 }

@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { invalidField } from "../../errors.js";
+import type { Services } from "../../services/context.js";
+import {
+  defaultAccountOf,
+  listAccounts,
+  ownedAccount,
+  rotateToken,
+  setBudget,
+  setPlan,
+  setProdPack,
+} from "../../services/management.js";
+import { isStatsPeriod } from "../../domain/stats-period.js";
+import { usageStats } from "../../services/stats.js";
+import type { Account } from "../../store/store.js";
+import { jsonObjectBody } from "../body.js";
+import { type Query, single } from "../query.js";
+import { accountRecord, parsePlanName } from "../views/account-view.js";
+
+type Id = { Params: { id: string } };
+
+/** Action endpoints answer the JSON string "OK" (reference §10). */
+export function sendOk(reply: FastifyReply) {
+  return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
+}
+
+/**
+ * Messaging accounts on the management API (seed 4.1, reference §10.2) under `/v2/<managementSegment>/`
+ * (`msgsvc`, or `qstash` in the upstash dialect). Every route acts on the caller's own accounts only.
+ */
+export function managementAccountRoutes(app: FastifyInstance, services: Services): void {
+  const base = `/v2/${services.dialect.managementSegment}`;
+  const view = (account: Account) => accountRecord(account, services.dialect);
+
+  app.get(`${base}/user`, async (request) => view(await defaultAccountOf(services, request.customer)));
+  app.get(`${base}/users`, async (request) => (await listAccounts(services, request.customer)).map(view));
+  app.get<Id>(`${base}/user/:id`, async (request) =>
+    view(await ownedAccount(services, request.customer, request.params.id)),
+  );
+
+  app.post<Id>(`${base}/rotate-token/:id`, async (request) =>
+    view(await rotateToken(services, await ownedAccount(services, request.customer, request.params.id))),
+  );
+  // Legacy form without an id: the caller's first account.
+  app.post(`${base}/user/rotatetoken`, async (request) =>
+    view(await rotateToken(services, await defaultAccountOf(services, request.customer))),
+  );
+
+  app.post<Id>(`${base}/set-plan/:id`, async (request, reply) => {
+    const account = await ownedAccount(services, request.customer, request.params.id);
+    const body = jsonObjectBody(request) ?? {};
+    await setPlan(services, account, parsePlanName(body.plan_name, services.dialect, "plan_name"));
+    return sendOk(reply);
+  });
+
+  app.patch<Id>(`${base}/update-budget/:id`, async (request, reply) => {
+    const account = await ownedAccount(services, request.customer, request.params.id);
+    const body = jsonObjectBody(request) ?? {};
+    if (body.budget === undefined) throw invalidField("budget", "is required");
+    await setBudget(services, account, body.budget);
+    return sendOk(reply);
+  });
+
+  for (const [action, enabled] of [
+    ["enable-prodpack", true],
+    ["disable-prodpack", false],
+  ] as const) {
+    app.post<Id>(`${base}/${action}/:id`, async (request, reply) => {
+      await setProdPack(services, await ownedAccount(services, request.customer, request.params.id), enabled);
+      return sendOk(reply);
+    });
+  }
+
+  /** `period` ∈ 1h, 3h, 12h, 1d, 3d, 7d, 30d; default 1h. */
+  const stats = async (account: Account, query: Query) => {
+    const period = single(query, "period") ?? "1h";
+    if (!isStatsPeriod(period)) {
+      throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
+    }
+    return usageStats(services, account, period);
+  };
+  app.get<Id>(`${base}/stats/:id`, async (request) =>
+    stats(await ownedAccount(services, request.customer, request.params.id), request.query as Query),
+  );
+  app.get(`${base}/stats`, async (request) =>
+    stats(await defaultAccountOf(services, request.customer), request.query as Query),
+  );
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Services } from "../../services/context.js";
+import {
+  createSearchIndex,
+  deleteSearchIndex,
+  getSearchIndex,
+  listSearchIndexes,
+  renameSearchIndex,
+  resetSearchIndexPassword,
+} from "../../services/search.js";
+import { jsonObjectBody } from "../body.js";
+import { searchIndexRecord } from "../views/search-view.js";
+import { sendOk } from "./management-accounts.js";
+
+type Id = { Params: { id: string } };
+
+/** Where this server was reached: the base of generated index endpoints. */
+const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+/** Search indexes (seed 4.1, reference §10.1). */
+export function searchRoutes(app: FastifyInstance, services: Services): void {
+  const view = (index: Parameters<typeof searchIndexRecord>[0]) => searchIndexRecord(index, services.dialect);
+
+  app.post("/v2/search", async (request) =>
+    view(await createSearchIndex(services, request.customer, jsonObjectBody(request) ?? {}, originOf(request))),
+  );
+  app.get("/v2/search", async (request) => (await listSearchIndexes(services, request.customer)).map(view));
+  app.get<Id>("/v2/search/:id", async (request) =>
+    view(await getSearchIndex(services, request.customer, request.params.id)),
+  );
+  app.delete<Id>("/v2/search/:id", async (request, reply) => {
+    await deleteSearchIndex(services, request.customer, request.params.id);
+    return sendOk(reply);
+  });
+  app.post<Id>("/v2/search/:id/rename", async (request, reply) => {
+    await renameSearchIndex(services, request.customer, request.params.id, jsonObjectBody(request) ?? {});
+    return sendOk(reply);
+  });
+  app.post<Id>("/v2/search/:id/reset-password", async (request, reply) => {
+    await resetSearchIndexPassword(services, request.customer, request.params.id);
+    return sendOk(reply);
+  });
+}

@@ -1,0 +1,56 @@
+import { type PlanName, planNames } from "../../domain/plans.js";
+import { invalidField } from "../../errors.js";
+import { limitsOf } from "../../services/accounts.js";
+import type { Account } from "../../store/store.js";
+import type { Dialect } from "../dialect.js";
+
+/** Plan names on the wire follow the dialect (`msgsvc_fixed_1m` / `qstash_fixed_1m`); internally `msgsvc_fixed_*`. */
+const INTERNAL_FIXED = "msgsvc_fixed";
+
+export function wirePlanName(plan: PlanName, dialect: Dialect): string {
+  return plan.startsWith(INTERNAL_FIXED) ? dialect.fixedPlanPrefix + plan.slice(INTERNAL_FIXED.length) : plan;
+}
+
+/** Reads a wire plan name (`plan_name`, `--plan`) in the dialect's spelling; a 400 naming `field` lists them. */
+export function parsePlanName(value: unknown, dialect: Dialect, field: string): PlanName {
+  const match = planNames.find((p) => wirePlanName(p, dialect) === value);
+  if (match !== undefined) return match;
+  const names = planNames.map((p) => wirePlanName(p, dialect)).join(", ");
+  if (value === undefined || value === null) throw invalidField(field, `is required (one of ${names})`);
+  throw invalidField(field, `${JSON.stringify(value)} must be one of ${names}`);
+}
+
+/**
+ * The messaging-account record of seed 2.2, every field, in its order: plan limits from limitsOf (overrides
+ * applied), `prometheus_enabled` as the string "true"/"false", `modifying_state` only while a change is in
+ * progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
+ */
+export function accountRecord(account: Account, dialect: Dialect): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    customer_id: account.customerId,
+    id: account.id,
+    password: account.password,
+    token: account.token,
+    active: account.active,
+    state: account.state,
+  };
+  if (account.modifyingState) out.modifying_state = account.modifyingState;
+  out.last_plan_upgrade_time = account.lastPlanUpgradeTime ?? 0;
+  Object.assign(out, limitsOf(account));
+  out.type = account.plan === "free" ? "free" : "paid";
+  out.reserved_type =
+    account.enterpriseId !== undefined
+      ? `enterprise:${account.enterpriseId}`
+      : account.plan.startsWith(INTERNAL_FIXED)
+        ? wirePlanName(account.plan, dialect)
+        : "";
+  out.reserved_price = account.reservedPrice ?? 0;
+  out.prod_pack_enabled = account.prodPackEnabled ?? false;
+  out.prometheus_enabled = account.prometheusEnabled ? "true" : "false";
+  if (account.enterpriseId !== undefined) out.enterprise = { enabled: true };
+  out.region = account.region ?? "eu-central-1";
+  out.budget = account.budget ?? 0;
+  out.created_by = account.createdBy ?? account.customerId;
+  out.creation_time = Math.floor(account.createdAt / 1000);
+  return out;
+}

@@ -1,0 +1,22 @@
+import { type SearchIndex, searchLimits } from "../../domain/search.js";
+import type { Dialect } from "../dialect.js";
+
+/** The search-index record of seed 2.1, every field, in its order; the partner e-mail field follows the dialect. */
+export function searchIndexRecord(index: SearchIndex, dialect: Dialect): Record<string, unknown> {
+  return {
+    customer_id: index.customerId,
+    id: index.id,
+    name: index.name,
+    endpoint: index.endpoint,
+    type: index.type,
+    region: index.region,
+    [dialect.partnerEmailField]: index.partnerEmail,
+    token: index.token,
+    read_only_token: index.readOnlyToken,
+    ...searchLimits[index.type],
+    creation_time: index.creationTime,
+    input_enrichment_enabled: index.inputEnrichmentEnabled,
+    // Ferry keeps index records and credentials but serves no queries yet: there is no throughput to report.
+    throughput_vector: [],
+  };
+}

@@ -1,0 +1,56 @@
+import { newSecret } from "../domain/ids.js";
+import type { PlanName } from "../domain/plans.js";
+import { invalidField, notFound } from "../errors.js";
+import type { Customer } from "../store/management-store.js";
+import type { Account } from "../store/store.js";
+import { makeToken } from "./accounts.js";
+import type { Services } from "./context.js";
+
+/** Messaging-account use cases of the management API. A customer only ever reaches its own accounts. */
+
+/** 404 for an unknown id and for another customer's account alike, so ids of others cannot be probed. */
+export async function ownedAccount(services: Services, customer: Customer, id: string): Promise<Account> {
+  const account = await services.store.accountGet({ id });
+  if (!account || account.customerId !== customer.email) throw notFound(`messaging account ${id}`);
+  return account;
+}
+
+/** The customer's first account: what the legacy paths without an id (`GET …/user`) act on. */
+export async function defaultAccountOf(services: Services, customer: Customer): Promise<Account> {
+  const [account] = await services.store.accountListByCustomer({ customerId: customer.email });
+  if (!account) throw notFound(`messaging account of ${customer.email}`);
+  return account;
+}
+
+export function listAccounts(services: Services, customer: Customer): Promise<Account[]> {
+  return services.store.accountListByCustomer({ customerId: customer.email });
+}
+
+/**
+ * New password and token. Messaging auth reads the account by token on every request, so the old token is refused
+ * from the commit on, on every node; messages already accepted are delivered (they are signed with the signing
+ * keys, which do not change here).
+ */
+export function rotateToken(services: Services, account: Account): Promise<Account> {
+  const password = newSecret();
+  return services.store.accountUpdate({ id: account.id, patch: { password, token: makeToken(account.id, password) } });
+}
+
+export function setPlan(services: Services, account: Account, plan: PlanName): Promise<Account> {
+  return services.store.accountUpdate({
+    id: account.id,
+    patch: { plan, lastPlanUpgradeTime: Math.floor(services.clock.now() / 1000) },
+  });
+}
+
+/** Monthly budget in dollars: 0 (no limit) or 20..10000 (reference §10.2). */
+export function setBudget(services: Services, account: Account, budget: unknown): Promise<Account> {
+  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
+    throw invalidField("budget", "must be 0 or an integer in 20..10000");
+  }
+  return services.store.accountUpdate({ id: account.id, patch: { budget } });
+}
+
+export function setProdPack(services: Services, account: Account, enabled: boolean): Promise<Account> {
+  return services.store.accountUpdate({ id: account.id, patch: { prodPackEnabled: enabled } });
+}

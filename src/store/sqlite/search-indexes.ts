@@ -1,0 +1,86 @@
+import type { SearchIndex, SearchRegion, SearchType } from "../../domain/search.js";
+import type { ManagementStore } from "../management-store.js";
+import type { SqliteContext } from "./context.js";
+
+type SearchIndexQueries = Pick<
+  ManagementStore,
+  "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
+>;
+
+interface SearchIndexRow {
+  id: string;
+  customer_id: string;
+  name: string;
+  endpoint: string;
+  type: string;
+  region: string;
+  partner_email: string;
+  token: string;
+  read_only_token: string;
+  input_enrichment_enabled: number;
+  creation_time: number;
+}
+
+const fromRow = (r: SearchIndexRow): SearchIndex => ({
+  id: r.id,
+  customerId: r.customer_id,
+  name: r.name,
+  endpoint: r.endpoint,
+  type: r.type as SearchType,
+  region: r.region as SearchRegion,
+  partnerEmail: r.partner_email,
+  token: r.token,
+  readOnlyToken: r.read_only_token,
+  inputEnrichmentEnabled: r.input_enrichment_enabled === 1,
+  creationTime: r.creation_time,
+});
+
+const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
+  name: "name",
+  token: "token",
+  readOnlyToken: "read_only_token",
+};
+
+export function searchIndexQueries(ctx: SqliteContext): SearchIndexQueries {
+  const { db } = ctx;
+  const insert = db.prepare(
+    `INSERT INTO search_indexes (id, customer_id, name, endpoint, type, region, partner_email, token, read_only_token,
+       input_enrichment_enabled, creation_time)
+     VALUES (@id, @customerId, @name, @endpoint, @type, @region, @partnerEmail, @token, @readOnlyToken,
+       @inputEnrichmentEnabled, @creationTime)`,
+  );
+  const get = db.prepare("SELECT * FROM search_indexes WHERE id = ? AND customer_id = ?");
+  const list = db.prepare("SELECT * FROM search_indexes WHERE customer_id = ? ORDER BY creation_time, id");
+  const remove = db.prepare("DELETE FROM search_indexes WHERE id = ? AND customer_id = ?");
+
+  return {
+    searchIndexInsert: ({ index }) =>
+      ctx.write(() => {
+        insert.run({ ...index, inputEnrichmentEnabled: index.inputEnrichmentEnabled ? 1 : 0 });
+      }),
+
+    searchIndexGet: async ({ customerId, id }) => {
+      const row = get.get(id, customerId) as SearchIndexRow | undefined;
+      return row ? fromRow(row) : undefined;
+    },
+
+    searchIndexList: async ({ customerId }) => (list.all(customerId) as SearchIndexRow[]).map(fromRow),
+
+    searchIndexUpdate: ({ customerId, id, patch }) =>
+      ctx.write(() => {
+        const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof typeof COLUMNS, string][];
+        if (entries.length > 0) {
+          const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(", ");
+          db.prepare(`UPDATE search_indexes SET ${sets} WHERE id = ? AND customer_id = ?`).run(
+            ...entries.map(([, v]) => v),
+            id,
+            customerId,
+          );
+        }
+        const row = get.get(id, customerId) as SearchIndexRow | undefined;
+        return row ? fromRow(row) : undefined;
+      }),
+
+    searchIndexDelete: ({ customerId, id }) => ctx.write(() => remove.run(id, customerId).changes === 1),
+  };
+}
