@@ -58,16 +58,21 @@ beforeAll(async () => {
     return a.dlqId !== undefined;
   }, "A's failed message");
 
-  // Resources of capabilities that may not exist yet in this build: created when their routes answer.
-  await server.call("POST", `/v2/enqueue/${MARKER}-queue/${aPath("queued")}`, { headers: { "svc-delay": "1h" } });
+  // A queue, a schedule and a URL group of A.
+  const queued = await server.call("POST", `/v2/enqueue/${MARKER}-queue/${aPath("queued")}`, {
+    headers: { "svc-delay": "1h" },
+  });
+  expect(queued.status).toBe(200);
   const schedule = await server.call("POST", `/v2/schedules/${aPath("scheduled")}`, {
     headers: { "svc-cron": "0 0 1 1 *" },
   });
-  if (exists(schedule)) a.scheduleId = schedule.json.scheduleId;
-  await server.call("POST", `/v2/topics/${MARKER}-group/endpoints`, {
+  expect(schedule.status).toBe(200);
+  a.scheduleId = schedule.json.scheduleId;
+  const group = await server.call("POST", `/v2/topics/${MARKER}-group/endpoints`, {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ endpoints: [{ name: MARKER, url: aPath("group") }] }),
   });
+  expect(group.status).toBe(200);
 });
 afterAll(async () => {
   await server.stop();
@@ -172,9 +177,12 @@ describe("account B against account A's resources", () => {
     const logs = await server.call("GET", `/v2/logs?messageId=${a.messageId}`);
     expect(logs.json.logs.map((l: { state: string }) => l.state)).toEqual(["CREATED"]);
     const dlq = await server.call("GET", `/v2/dlq/${a.dlqId}`);
-    expect([200, 404]).toContain(dlq.status);
-    if (dlq.status === 200) expect(dlq.text).toContain(MARKER); // the DLQ capability is present: A still sees it
-    if (a.scheduleId) expect((await server.call("GET", `/v2/schedules/${a.scheduleId}`)).status).toBe(200);
+    expect(dlq.status).toBe(200);
+    expect(dlq.text).toContain(MARKER);
+    expect((await server.call("GET", `/v2/schedules/${a.scheduleId}`)).json.isPaused).toBeFalsy();
+    expect((await server.call("GET", `/v2/queues/${MARKER}-queue`)).json).toMatchObject({ paused: false, lag: 1 });
+    expect((await server.call("GET", `/v2/topics/${MARKER}-group`)).json.endpoints).toHaveLength(1);
+    expect((await server.call("GET", `/v2/flowControl/${MARKER}`)).status).toBe(200);
   });
 
   it("refuses tokens across the two APIs: Bearer on management, Basic on messaging", async () => {
@@ -198,9 +206,9 @@ describe("account B against account A's resources", () => {
     expect(rotated.status).toBe(200);
     for (const [method, path, body] of table()) {
       const res = await server.call(method, path, { token: oldToken, body });
-      // Routes of capabilities not in this build answer 404 before auth runs.
-      expect([401, 404], `${method} ${path}`).toContain(res.status);
-      if (res.status === 404) expect(res.json.error).toMatch(/^route /);
+      // `POST /v2/messages/{id}/retry` (run now) is not served: its unknown route answers 404 before auth runs.
+      const expected = path.endsWith("/retry") && path.startsWith("/v2/messages/") ? 404 : 401;
+      expect(res.status, `${method} ${path}`).toBe(expected);
     }
   });
 });
