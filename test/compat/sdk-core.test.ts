@@ -107,4 +107,31 @@ describe("@upstash/qstash against Ferry (upstash dialect)", () => {
     const fresh = new SdkReceiver({ currentSigningKey: rotated.json.current, nextSigningKey: rotated.json.next });
     expect(await fresh.verify({ signature: String(got.headers["upstash-signature"]), body: got.text, url })).toBe(true);
   });
+
+  it("messages.cancel with a filter, the deprecated events() call, batch and queue.enqueue", async () => {
+    const url = receiver.url("/sdk/more");
+    for (let i = 0; i < 2; i++) await client.publish({ url, body: "m", delay: 3600, label: "sdk-cancel-me" });
+    const cancelled = await client.messages.cancel({ filter: { label: "sdk-cancel-me" } });
+    expect(cancelled.cancelled).toBe(2);
+
+    const events = await client.events({ filter: { state: "CANCELED", count: 2 } });
+    expect(events.events.length).toBeGreaterThan(0);
+    expect(events.events.every((e) => e.state === "CANCELED")).toBe(true);
+
+    const before = receiver.requests.length;
+    const batch = await client.batch([
+      { url: receiver.url("/sdk/batch-a"), body: "a" },
+      { url: receiver.url("/sdk/batch-b"), body: "b", headers: { "content-type": "text/plain" } },
+    ]);
+    expect(batch).toHaveLength(2);
+    const queued = await client
+      .queue({ queueName: "sdk-core-queue" })
+      .enqueue({ url: receiver.url("/sdk/enqueued"), body: "e" });
+    expect(queued.messageId).toMatch(/^msg_/);
+    const arrived = (await receiver.waitForCount(before + 3))
+      .slice(before)
+      .map((r) => r.url)
+      .sort();
+    expect(arrived).toEqual(["/sdk/batch-a", "/sdk/batch-b", "/sdk/enqueued"]);
+  });
 });
