@@ -12,7 +12,7 @@ export interface HttpResult {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   /** Parsed JSON body (undefined when the body is empty or not JSON). */
-  // biome-ignore lint/suspicious/noExplicitAny: test convenience; every test asserts the shape it reads
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience; every test asserts the shape it reads
   json: any;
 }
 
