@@ -170,6 +170,7 @@ export function databaseUrl(adminUrl: string, database: string): string {
 export interface FreshDatabase {
   url: string;
   name: string;
+  adminUrl: string;
   drop(): Promise<void>;
 }
 
@@ -180,10 +181,15 @@ export async function freshDatabase(adminUrl = testClusterUrl()): Promise<FreshD
   await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
   return {
     name,
+    adminUrl,
     url: databaseUrl(adminUrl, name),
-    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    drop: () => dropDatabase(adminUrl, name),
   };
 }
+
+/** Drops a test database, cutting any connection still open to it. */
+export const dropDatabase = (adminUrl: string, name: string) =>
+  adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
