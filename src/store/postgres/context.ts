@@ -42,13 +42,21 @@ export interface PgContext {
 }
 
 const insertMessagesSql = { name: "ferry_insert_messages", text: unnestInsertSql("messages", MESSAGE_COLUMNS) };
-const insertLogsSql = { name: "ferry_insert_logs", text: unnestInsertSql("logs", LOG_COLUMNS) };
-const upsertUsageSql = {
-  name: "ferry_upsert_usage",
-  text: `INSERT INTO usage (account_id, minute, metric, count, bytes)
-    SELECT * FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[])
-    ON CONFLICT (account_id, minute, metric)
-    DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes`,
+/**
+ * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
+ * (summed, in a fixed order), and the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits).
+ * Round trips are what a batch costs here, so the three share one.
+ */
+const flushSql = {
+  name: "ferry_flush_batch",
+  text: `WITH logs_written AS (${unnestInsertSql("logs", LOG_COLUMNS)}),
+    usage_written AS (
+      INSERT INTO usage (account_id, minute, metric, count, bytes)
+      SELECT * FROM unnest($${LOG_COLUMNS.length + 1}::text[], $${LOG_COLUMNS.length + 2}::int8[],
+        $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[])
+      ON CONFLICT (account_id, minute, metric)
+      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
+    SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
 };
 
 export function openPgContext(o: PgStoreOptions): PgContext {
@@ -65,26 +73,19 @@ export function openPgContext(o: PgStoreOptions): PgContext {
 
   const batcher = new PgWriteBatcher(
     pool,
-    {
-      flushLogs: async (client, entries) => {
-        await client.query({ ...insertLogsSql, values: columnsOf(entries.map(logValues), LOG_COLUMNS.length) });
-      },
-      flushUsage: async (client, rows) => {
-        await client.query({
-          ...upsertUsageSql,
-          values: [
-            rows.map((r) => r.accountId),
-            rows.map((r) => r.minute),
-            rows.map((r) => r.metric),
-            rows.map((r) => r.count),
-            rows.map((r) => r.bytes),
-          ],
-        });
-      },
-      notifyDue: async (client) => {
-        // Delivered by PostgreSQL at COMMIT, and only if the transaction commits.
-        await client.query(`NOTIFY ${DUE_CHANNEL}`);
-      },
+    async (client, { logs, usage, notifyDue }) => {
+      await client.query({
+        ...flushSql,
+        values: [
+          ...columnsOf(logs.map(logValues), LOG_COLUMNS.length),
+          usage.map((r) => r.accountId),
+          usage.map((r) => r.minute),
+          usage.map((r) => r.metric),
+          usage.map((r) => r.count),
+          usage.map((r) => r.bytes),
+          notifyDue,
+        ],
+      });
     },
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),

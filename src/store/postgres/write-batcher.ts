@@ -26,12 +26,11 @@ export interface Tx {
 
 export type WriteOp<T> = (tx: Tx) => Promise<T>;
 
-/** Writes the buffered log entries and usage counts of a batch, just before COMMIT. */
-export interface BatchSink {
-  flushLogs(client: pg.PoolClient, entries: LogEntry[]): Promise<void>;
-  flushUsage(client: pg.PoolClient, rows: UsageRow[]): Promise<void>;
-  notifyDue(client: pg.PoolClient): Promise<void>;
-}
+/** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
+export type BatchSink = (
+  client: pg.PoolClient,
+  buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean },
+) => Promise<void>;
 
 export interface UsageRow {
   accountId: string;
@@ -217,13 +216,10 @@ export class PgWriteBatcher {
         } else usage.set(key, { ...u });
       }
     }
-    if (logs.length > 0) await this.sink.flushLogs(client, logs);
-    if (usage.size > 0) {
-      // Same order in every batch: two batches updating the same counters cannot deadlock.
-      const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-      await this.sink.flushUsage(client, rows);
-    }
-    if (due) await this.sink.notifyDue(client);
+    if (logs.length === 0 && usage.size === 0 && !due) return;
+    // Same order in every batch: two batches updating the same counters cannot deadlock.
+    const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    await this.sink(client, { logs, usage: rows, notifyDue: due });
   }
 }
 
