@@ -34,7 +34,9 @@ export function clientConfig(o: PgConnectionOptions): pg.ClientConfig {
 }
 
 export function createPool(o: PgConnectionOptions): pg.Pool {
-  return new pg.Pool({ ...clientConfig(o), max: o.poolSize, idleTimeoutMillis: 30_000 });
+  // Pipeline mode: statements issued without awaiting the previous one go out at once (write-batcher.ts sends a
+  // batch's flush and its COMMIT together). Statements awaited one by one behave exactly as without it.
+  return new pg.Pool({ ...clientConfig(o), max: o.poolSize, idleTimeoutMillis: 30_000, pipeline: true });
 }
 
 /** Node socket errors that mean "the database is not reachable right now". */

@@ -189,8 +189,15 @@ export class PgWriteBatcher {
         }
       }
     }
-    await this.flush(client, results);
-    await client.query("COMMIT");
+    // Flush and COMMIT go out together (the pool's connections run in pipeline mode): the counters' row locks the
+    // flush takes are released without waiting for a round trip through this busy event loop. Other batches, of
+    // this node and of others, queue on those rows, so that wait would become everybody's. A failed flush turns
+    // the COMMIT into a ROLLBACK on the server.
+    const flushed = this.flush(client, results);
+    const committed = client.query("COMMIT");
+    const [flush, commit] = await Promise.allSettled([flushed, committed]);
+    if (flush.status === "rejected") throw flush.reason;
+    if (commit.status === "rejected") throw commit.reason;
     batch.forEach((p, i) => {
       const r = results[i]!;
       if (r.ok) p.resolve(r.value);
