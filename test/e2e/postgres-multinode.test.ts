@@ -65,6 +65,27 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     expect(b.ferry.services.dispatcher.owner).not.toBe(a.ferry.services.dispatcher.owner);
   });
 
+  it("after its connections are cut (pg_terminate_backend), a node reconnects, LISTENs again and serves", async () => {
+    const a = await node({ FERRY_POLL_INTERVAL_MS: "60000" });
+    await node({ FERRY_POLL_INTERVAL_MS: "60000" });
+    await listening(2);
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const { rows } = await admin.query<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid, 5000))::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    await admin.end();
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(2);
+    // The terminated backends are gone (the call above waits for it); both LISTEN connections come back by
+    // themselves (backoff from 100 ms).
+    await listening(2);
+    await a.ferry.services.dispatcher.stop();
+    const res = await a.call("POST", `/v2/publish/${receiver.url("/after-cut")}`, { body: "again" });
+    expect(res.status).toBe(200);
+    expect((await receiver.next({ timeoutMs: 10_000 })).headers["svc-message-id"]).toBe(res.json.messageId);
+  });
+
   it("a node killed with SIGKILL leaves leases another node takes over once they expire", async () => {
     const env = { FERRY_LEASE_MS: "2000" };
     const b = await node(env);
