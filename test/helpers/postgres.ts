@@ -153,10 +153,18 @@ export function testClusterUrl(): string | undefined {
   return undefined;
 }
 
-/** True when PostgreSQL tests can run; warns once per file otherwise (skips are never silent). */
+let warned = false;
+
+/**
+ * True when PostgreSQL tests can run. Otherwise (outside CI only) it warns once per test file: PostgreSQL tests are
+ * skipped and FERRY_TEST_STORE=postgres servers run on SQLite, never silently.
+ */
 export function postgresAvailable(): boolean {
   if (testClusterUrl()) return true;
-  console.warn("PostgreSQL not available (no binaries, no FERRY_TEST_PG_URL): skipping PostgreSQL tests");
+  if (!warned) {
+    warned = true;
+    console.warn("PostgreSQL not available (no binaries, no FERRY_TEST_PG_URL): PostgreSQL tests are skipped");
+  }
   return false;
 }
 

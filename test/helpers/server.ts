@@ -6,7 +6,7 @@ import { request } from "undici";
 import { loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
 import { type Ferry, startFerry } from "../../src/server.js";
-import { dropDatabase, freshDatabase } from "./postgres.js";
+import { dropDatabase, freshDatabase, postgresAvailable } from "./postgres.js";
 
 export interface HttpResult {
   status: number;
@@ -62,7 +62,8 @@ export async function httpCall(
 }
 
 /** Which adapter test servers use by default: FERRY_TEST_STORE=postgres runs the e2e suites on PostgreSQL. */
-export const testStore: "sqlite" | "postgres" = process.env.FERRY_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+export const testStore: "sqlite" | "postgres" =
+  process.env.FERRY_TEST_STORE === "postgres" && postgresAvailable() ? "postgres" : "sqlite";
 
 /**
  * The database of a test server's data directory. SQLite: a file in it. PostgreSQL: a fresh database on the test
