@@ -12,7 +12,8 @@ export type Statement = string | { name: string; text: string };
  * operations that succeeded (one multi-row INSERT for all logs of the batch, usage summed per row).
  *
  * An operation may run more than once (a batch that hit a failure runs again with savepoints): it must have no
- * effect outside `tx` and must not keep state between runs.
+ * effect outside `tx` and must not keep state between runs. It must not catch a failed statement and go on: after
+ * an error PostgreSQL aborts the transaction. Express "insert unless present" with ON CONFLICT instead.
  */
 export interface Tx {
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
