@@ -150,6 +150,12 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional: calls `onDue` whenever another node (or this one) made messages due now or soon, so the dispatcher
+   * claims at once instead of at its next poll. PostgreSQL implements it with LISTEN/NOTIFY; SQLite (one node) does
+   * not need it. Returns the unsubscribe function. Never throws: a lost connection is re-established inside.
+   */
+  subscribeDue?(onDue: () => void): () => void;
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;
