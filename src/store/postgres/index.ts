@@ -16,7 +16,7 @@ export type { PgStoreOptions } from "./context.js";
 export function openPostgresStore(options: PgStoreOptions): Store {
   const ctx = openPgContext(options);
   const listener = new DueListener(ctx.options, options.log);
-  return {
+  const store: Partial<Store> = {
     capabilities: { singleNode: false },
     migrate: () => migrateWhenReachable(ctx.pool, options.log),
     close: async () => {
@@ -28,4 +28,19 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...messageQueries(ctx),
     ...logQueries(ctx),
   };
+  return complete(store);
+}
+
+/**
+ * The capability methods (DLQ, URL groups and queues, schedules, flow control, management) are being ported from the
+ * SQLite adapter; until every one is here, a call to a missing method fails loudly instead of being undefined.
+ */
+function complete(store: Partial<Store>): Store {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (value !== undefined || typeof name !== "string" || name === "then") return value;
+      return () => Promise.reject(new Error(`${name} is not implemented on PostgreSQL yet`));
+    },
+  }) as Store;
 }

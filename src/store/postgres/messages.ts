@@ -33,7 +33,8 @@ const leaseSql = {
 const renewSql = {
   name: "ferry_renew_leases",
   text: `UPDATE messages SET lease_until = $1
-    WHERE seq IN (SELECT seq FROM messages WHERE state = 'ACTIVE' AND lease_owner = $2 FOR UPDATE SKIP LOCKED)`,
+    WHERE seq IN (SELECT seq FROM messages WHERE id = ANY($3::text[]) AND state = 'ACTIVE' AND lease_owner = $2
+      FOR UPDATE SKIP LOCKED)`,
 };
 const RELEASE_SET = `state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, due_at = $1,
   lease_owner = NULL, lease_until = NULL`;
@@ -134,7 +135,8 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         return messages;
       }),
 
-    messageRenewLeases: ({ owner, leaseUntil }) => ctx.write((tx) => tx.execute(renewSql, [leaseUntil, owner])),
+    messageRenewLeases: ({ owner, ids, leaseUntil }) =>
+      ctx.write((tx) => tx.execute(renewSql, [leaseUntil, owner, ids])),
 
     messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
       ctx.write(async (tx) => {
