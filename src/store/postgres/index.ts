@@ -5,6 +5,8 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { queueQueries } from "./queues.js";
+import { topicQueries } from "./topics.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -27,6 +29,8 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...topicQueries(ctx),
+    ...queueQueries(ctx),
   };
   return complete(store);
 }
