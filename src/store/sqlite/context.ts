@@ -84,7 +84,18 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   db.function("url_path", { deterministic: true }, (url: unknown) => urlPart(String(url), "path"));
   migrate(db);
 
-  const batcher = new WriteBatcher(db);
+  // Usage counters of one transaction are summed in memory and written once, just before its COMMIT.
+  const pendingUsage = new Map<
+    string,
+    { accountId: string; minute: number; metric: UsageMetric; count: number; bytes: number }
+  >();
+  const batcher = new WriteBatcher(db, {
+    beforeCommit: () => {
+      for (const u of pendingUsage.values()) addUsage.run(u.accountId, u.minute, u.metric, u.count, u.bytes);
+      pendingUsage.clear();
+    },
+    afterRollback: () => pendingUsage.clear(),
+  });
   const flow = flowEngine(db);
   const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));
   const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
@@ -100,8 +111,17 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       insertMessage.run(messageParams(m, owner, until));
       flow.noteInsert(m); // a message's flow-control value configures its key (unless pinned)
     },
-    addUsage: (accountId, now, metric, count, bytes) =>
-      addUsage.run(accountId, now - (now % 60_000), metric, count, bytes),
+    addUsage: (accountId, now, metric, count, bytes) => {
+      const minute = now - (now % 60_000);
+      const key = `${accountId}\0${minute}\0${metric}`;
+      const u = pendingUsage.get(key);
+      if (u) {
+        u.count += count;
+        u.bytes += bytes;
+      } else {
+        pendingUsage.set(key, { accountId, minute, metric, count, bytes });
+      }
+    },
     close: () => {
       batcher.flush();
       db.close();
