@@ -26,6 +26,8 @@ export interface Config {
   dialect: Dialect;
   /** SQLite durability: FULL fsyncs every commit; NORMAL may lose the last commits on power loss. (Default: FULL) */
   sqliteSynchronous: SqliteSynchronous;
+  /** PostgreSQL connections one node may hold (writes, reads, one more for LISTEN). (Default: 10) */
+  pgPoolSize: number;
   /** pino level. (Default: info) */
   logLevel: string;
   /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     nextSigningKey: signingKey(env, "FERRY_NEXT_SIGNING_KEY"),
     dialect: oneOf(env, "FERRY_DIALECT", "neutral", ["neutral", "upstash"] as const),
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
+    pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
@@ -222,6 +225,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_NEXT_SIGNING_KEY: "(generated on first start, stored, printed once)",
   FERRY_DIALECT: "neutral",
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
+  FERRY_PG_POOL_SIZE: "10",
   FERRY_LOG_LEVEL: "info",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",

@@ -38,7 +38,7 @@ export interface Ferry {
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
   const log = options.log ?? pino({ level: config.logLevel, redact: ["req.headers.authorization"] });
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config);
+  const store = await openStore(config, { log });
   await store.migrate();
   usePlanOverrides(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
@@ -88,6 +88,8 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
   const app = buildApp(services);
   const address = await app.listen({ port: config.port, host: config.host });
   for (const loop of Object.values(loops)) loop.start();
+  // Several nodes (PostgreSQL): another node's NOTIFY wakes this dispatcher without waiting for the poll.
+  const unsubscribeDue = store.subscribeDue?.(() => dispatcher.wake());
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -95,6 +97,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       await app.close();
       await dispatcher.stop(config.shutdownGraceMs);
       for (const [name, loop] of Object.entries(loops)) if (name !== "dispatcher") await loop.stop();
+      unsubscribeDue?.();
       await http.close();
       await store.close();
     })();

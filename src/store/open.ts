@@ -1,12 +1,26 @@
+import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import { openPostgresStore } from "./postgres/index.js";
 import { openSqliteStore } from "./sqlite/index.js";
 import type { Store } from "./store.js";
 
-/** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…`. */
-export async function openStore(config: Pick<Config, "databaseUrl" | "sqliteSynchronous">): Promise<Store> {
+/** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
+export async function openStore(
+  config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs">,
+  options: { log?: Logger } = {},
+): Promise<Store> {
   const url = config.databaseUrl;
   if (url.startsWith("sqlite:")) {
     return openSqliteStore({ path: url.slice("sqlite:".length), synchronous: config.sqliteSynchronous });
   }
-  throw new Error(`config error: DATABASE_URL ${url.split(":")[0]} is not supported yet`);
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    return openPostgresStore({
+      connectionString: url,
+      poolSize: config.pgPoolSize,
+      // A message due before the other nodes' next poll is worth a NOTIFY; later ones their poll finds.
+      notifyHorizonMs: config.pollIntervalMs,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  }
+  throw new Error(`config error: DATABASE_URL ${url.split(":")[0]} is not supported`);
 }

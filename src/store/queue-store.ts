@@ -41,7 +41,3 @@ export interface QueueStore {
   /** Pauses or resumes; false when the queue does not exist. Resuming promotes the head of the queue. */
   queueSetPaused(p: { accountId: string; name: string; paused: boolean; now: number }): Promise<boolean>;
 }
-
-declare module "./store.js" {
-  interface Store extends QueueStore {}
-}

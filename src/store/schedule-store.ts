@@ -53,6 +53,3 @@ export interface ScheduleStore {
 
 // The schedule methods are part of the one Store interface (interface merging keeps store.ts untouched, so every
 // capability adds its methods from its own file without editing a shared line).
-declare module "./store.js" {
-  interface Store extends ScheduleStore {}
-}

@@ -4,6 +4,9 @@ import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
+import type { QueueStore } from "./queue-store.js";
+import type { ScheduleStore } from "./schedule-store.js";
+import type { TopicStore } from "./topic-store.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -143,10 +146,16 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore, ManagementStore {
+export interface Store extends DlqStore, FlowControlStore, ManagementStore, QueueStore, ScheduleStore, TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional: calls `onDue` whenever another node (or this one) made messages due now or soon, so the dispatcher
+   * claims at once instead of at its next poll. PostgreSQL implements it with LISTEN/NOTIFY; SQLite (one node) does
+   * not need it. Returns the unsubscribe function. Never throws: a lost connection is re-established inside.
+   */
+  subscribeDue?(onDue: () => void): () => void;
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;

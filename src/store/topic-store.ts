@@ -53,7 +53,3 @@ export interface TopicStore {
   /** Replaces the default headers (an empty map clears them); false when the group does not exist. */
   topicSetHeaders(p: { accountId: string; name: string; headers: HeaderMap; now: number }): Promise<boolean>;
 }
-
-declare module "./store.js" {
-  interface Store extends TopicStore {}
-}

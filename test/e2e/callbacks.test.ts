@@ -27,7 +27,7 @@ async function receiver(): Promise<Receiver> {
 }
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
-// biome-ignore lint/suspicious/noExplicitAny: callback bodies are asserted field by field
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- callback bodies are asserted field by field
 const json = (r: ReceivedRequest): any => JSON.parse(r.text);
 
 function publish(s: TestServer, destination: string, headers: Record<string, string>, body = "payload") {

@@ -20,7 +20,7 @@ const clock = new ManualClock(at("2025-09-30T22:00:00Z"));
 let server: TestServer;
 let receiver: Receiver;
 let accountId: string;
-// biome-ignore lint/suspicious/noExplicitAny: the stats record is asserted field by field below
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the stats record is asserted field by field below
 let stats: Record<string, any>;
 
 async function publishAndSettle(n: number, headers: Record<string, string> = {}): Promise<string[]> {

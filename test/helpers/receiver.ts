@@ -38,10 +38,9 @@ export class Receiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<Receiver> {
-    let receiver: Receiver | undefined;
-    const server = createServer((req, res) => void receiver!.handle(req, res));
+    const server = createServer((req, res) => void receiver.handle(req, res));
     server.keepAliveTimeout = 60_000;
-    receiver = new Receiver(server);
+    const receiver = new Receiver(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return receiver;
   }

@@ -1,0 +1,25 @@
+// Lint: ESLint with typescript-eslint's recommended rules. (Biome was dropped: its platform binaries are optional
+// packages the registry here cannot resolve for other platforms, which made `npm ci` refuse the lock file.)
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "bench/results/**", "data/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // `!` is used where noUncheckedIndexedAccess cannot see an invariant the code just checked.
+      "@typescript-eslint/no-non-null-assertion": "off",
+      eqeqeq: ["error", "always"],
+      "no-console": "error",
+    },
+  },
+  {
+    files: ["test/**", "bench/**"],
+    rules: { "no-console": "off" },
+  },
+);

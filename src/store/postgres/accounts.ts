@@ -1,0 +1,85 @@
+import type { Account, Store } from "../store.js";
+import type { PgContext } from "./context.js";
+import { Params } from "./filters.js";
+import { type AccountRow, accountFromRow } from "./rows.js";
+
+type AccountQueries = Pick<
+  Store,
+  "accountInsert" | "accountUpdate" | "accountGet" | "accountGetByToken" | "accountFirst" | "accountRotateKeys"
+>;
+
+/** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
+const COLUMNS: Record<string, string> = {
+  token: "token",
+  password: "password",
+  currentSigningKey: "current_signing_key",
+  nextSigningKey: "next_signing_key",
+  plan: "plan",
+  state: "state",
+  active: "active",
+};
+
+export function accountQueries(ctx: PgContext): AccountQueries {
+  const one = (rows: AccountRow[]): Account | undefined => (rows[0] ? accountFromRow(rows[0]) : undefined);
+  // Read on every request (token auth) and every attempt (signing key): prepared once per connection. Reading the
+  // database each time is what makes a rotated token or key take effect on every node at once.
+  const byId = { name: "ferry_account_by_id", text: "SELECT * FROM accounts WHERE id = $1" };
+  const byToken = { name: "ferry_account_by_token", text: "SELECT * FROM accounts WHERE token = $1" };
+
+  return {
+    accountInsert: ({ account: a }) =>
+      ctx.write(async (tx) => {
+        await tx.query(
+          `INSERT INTO accounts (id, customer_id, token, password, current_signing_key, next_signing_key, plan, state,
+             active, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [
+            a.id,
+            a.customerId,
+            a.token,
+            a.password,
+            a.currentSigningKey,
+            a.nextSigningKey,
+            a.plan,
+            a.state,
+            a.active,
+            a.createdAt,
+          ],
+        );
+      }),
+
+    accountUpdate: ({ id, patch }) =>
+      ctx.write(async (tx) => {
+        const params = new Params();
+        const sets = Object.entries(patch)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => `${COLUMNS[k]} = ${params.add(v)}`);
+        const rows =
+          sets.length === 0
+            ? await tx.query<AccountRow>("SELECT * FROM accounts WHERE id = $1", [id])
+            : await tx.query<AccountRow>(
+                `UPDATE accounts SET ${sets.join(", ")} WHERE id = ${params.add(id)} RETURNING *`,
+                params.values,
+              );
+        const account = one(rows);
+        if (!account) throw new Error(`account ${id} not found`);
+        return account;
+      }),
+
+    accountGet: async ({ id }) => one(await ctx.query<AccountRow>(byId, [id])),
+    accountGetByToken: async ({ token }) => one(await ctx.query<AccountRow>(byToken, [token])),
+    accountFirst: async () =>
+      one(await ctx.query<AccountRow>("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1")),
+
+    accountRotateKeys: ({ id, next }) =>
+      ctx.write(async (tx) => {
+        const account = one(
+          await tx.query<AccountRow>(
+            "UPDATE accounts SET current_signing_key = next_signing_key, next_signing_key = $1 WHERE id = $2 RETURNING *",
+            [next, id],
+          ),
+        );
+        if (!account) throw new Error(`account ${id} not found`);
+        return account;
+      }),
+  };
+}

@@ -1,0 +1,125 @@
+import type pg from "pg";
+import type { Logger } from "pino";
+import type { NewMessage } from "../../domain/message.js";
+import { classifyError, createPool } from "./connection.js";
+import { columnsOf, LOG_COLUMNS, logValues, MESSAGE_COLUMNS, messageValues, unnestInsertSql } from "./rows.js";
+import { PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
+
+export type { Tx } from "./write-batcher.js";
+
+/** The channel every node LISTENs on; a NOTIFY on it means "claim now, something is due". */
+export const DUE_CHANNEL = "ferry_due";
+
+export interface PgStoreOptions {
+  connectionString: string;
+  /** Connections this node may hold. (Default: 10) */
+  poolSize?: number;
+  /**
+   * Messages due within this horizon wake the other nodes (NOTIFY); later ones are found by their poll, which also
+   * arms their timers. Set it to the poll interval. (Default: 1000 ms)
+   */
+  notifyHorizonMs?: number;
+  log?: Logger;
+}
+
+/** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
+export interface PgContext {
+  pool: pg.Pool;
+  options: Required<Omit<PgStoreOptions, "log">> & { log?: Logger };
+  /** A read: one statement on any pooled connection (autocommit). */
+  query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
+  /** Every write goes through here (group commit; see write-batcher.ts). */
+  write<T>(op: WriteOp<T>): Promise<T>;
+  /** Inserts message rows in one statement; due ones (within the notify horizon) wake the other nodes. */
+  insertMessages(
+    tx: Tx,
+    rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[],
+    now: number,
+  ): Promise<void>;
+  /** True when a message due at `dueAt` should wake the other nodes. */
+  wakesOthers(dueAt: number, now: number): boolean;
+  close(): Promise<void>;
+}
+
+const insertMessagesSql = { name: "ferry_insert_messages", text: unnestInsertSql("messages", MESSAGE_COLUMNS) };
+/**
+ * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
+ * (summed, in a fixed order), and the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits).
+ * Round trips are what a batch costs here, so the three share one.
+ */
+const flushSql = {
+  name: "ferry_flush_batch",
+  text: `WITH logs_written AS (${unnestInsertSql("logs", LOG_COLUMNS)}),
+    usage_written AS (
+      INSERT INTO usage (account_id, minute, metric, count, bytes)
+      SELECT * FROM unnest($${LOG_COLUMNS.length + 1}::text[], $${LOG_COLUMNS.length + 2}::int8[],
+        $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[])
+      ON CONFLICT (account_id, minute, metric)
+      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
+    SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
+};
+
+export function openPgContext(o: PgStoreOptions): PgContext {
+  const options = {
+    connectionString: o.connectionString,
+    poolSize: o.poolSize ?? 10,
+    notifyHorizonMs: o.notifyHorizonMs ?? 1000,
+    ...(o.log ? { log: o.log } : {}),
+  };
+  const pool = createPool(options);
+  // An idle pooled connection whose server went away emits 'error' on the pool; the pool drops that client and
+  // makes a new one on the next checkout. Unhandled, the event would end the process.
+  pool.on("error", (error) => options.log?.warn({ err: error }, "idle database connection lost"));
+
+  const batcher = new PgWriteBatcher(
+    pool,
+    async (client, { logs, usage, notifyDue }) => {
+      await client.query({
+        ...flushSql,
+        values: [
+          ...columnsOf(logs.map(logValues), LOG_COLUMNS.length),
+          usage.map((r) => r.accountId),
+          usage.map((r) => r.minute),
+          usage.map((r) => r.metric),
+          usage.map((r) => r.count),
+          usage.map((r) => r.bytes),
+          notifyDue,
+        ],
+      });
+    },
+    // Leave connections for reads and lease renewals while writes are busy.
+    Math.max(1, Math.min(4, options.poolSize - 2)),
+  );
+
+  const wakesOthers = (dueAt: number, now: number) => dueAt <= now + options.notifyHorizonMs;
+
+  return {
+    pool,
+    options,
+    query: async (statement, values = []) => {
+      const config = typeof statement === "string" ? { text: statement, values } : { ...statement, values };
+      try {
+        return (await pool.query(config)).rows;
+      } catch (error) {
+        throw classifyError(error);
+      }
+    },
+    write: (op) => batcher.run(op),
+    insertMessages: async (tx, rows, now) => {
+      if (rows.length === 0) return;
+      const values = rows.map((r) => messageValues(r.message, r.leaseOwner, r.leaseUntil));
+      await tx.query(insertMessagesSql, columnsOf(values, MESSAGE_COLUMNS.length));
+      if (rows.some((r) => r.leaseOwner === null && isClaimable(r.message) && wakesOthers(r.message.dueAt, now))) {
+        tx.notifyDue();
+      }
+    },
+    wakesOthers,
+    close: async () => {
+      await batcher.drain();
+      await pool.end();
+    },
+  };
+}
+
+/** Only CREATED/RETRY rows are claimed (QUEUED and WAITING ones wait for their queue or flow-control key). */
+const isClaimable = (m: NewMessage) => m.state === "CREATED" || m.state === "RETRY";

@@ -1,0 +1,232 @@
+import { createdLogEntry, logEntry } from "../../domain/log.js";
+import type { Message, NewMessage } from "../../domain/message.js";
+import type { InsertItem, InsertResult, Store } from "../store.js";
+import type { PgContext, Tx } from "./context.js";
+import { andAll, filterSql, Params } from "./filters.js";
+import { type MessageRow, messageFromRow } from "./rows.js";
+
+type MessageQueries = Pick<
+  Store,
+  | "messageInsertMany"
+  | "messageGet"
+  | "messageLeaseDue"
+  | "messageRenewLeases"
+  | "messageReleaseLeases"
+  | "messageNextDueAt"
+  | "messageFinish"
+  | "messageCancel"
+>;
+
+/**
+ * Claims due rows for one owner. SKIP LOCKED lets several nodes (and several batches of one node) claim at once:
+ * a row another transaction is claiming is passed over, never waited for, never handed out twice.
+ */
+const leaseSql = {
+  name: "ferry_lease_due",
+  text: `UPDATE messages SET state = 'ACTIVE', lease_owner = $1, lease_until = $2
+    WHERE seq IN (
+      SELECT seq FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $3
+      ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+    RETURNING *`,
+};
+/** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
+const renewSql = {
+  name: "ferry_renew_leases",
+  text: `UPDATE messages SET lease_until = $1
+    WHERE seq IN (SELECT seq FROM messages WHERE id = ANY($3::text[]) AND state = 'ACTIVE' AND lease_owner = $2
+      FOR UPDATE SKIP LOCKED)`,
+};
+const RELEASE_SET = `state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, due_at = $1,
+  lease_owner = NULL, lease_until = NULL`;
+const releaseExpiredSql = `UPDATE messages SET ${RELEASE_SET}
+  WHERE seq IN (SELECT seq FROM messages WHERE state = 'ACTIVE' AND lease_until < $1 FOR UPDATE SKIP LOCKED)`;
+const releaseForeignSql = `UPDATE messages SET ${RELEASE_SET}
+  WHERE seq IN (SELECT seq FROM messages WHERE state = 'ACTIVE' AND lease_owner IS DISTINCT FROM $2
+    FOR UPDATE SKIP LOCKED)`;
+/** Finishing needs the lease still held; the returned flag says whether a cancel came in meanwhile. */
+const OWNED = "id = $1 AND lease_owner = $2 AND state = 'ACTIVE'";
+const deleteOwnedSql = {
+  name: "ferry_finish_delete",
+  text: `DELETE FROM messages WHERE ${OWNED} RETURNING cancel_requested`,
+};
+const retryOwnedSql = {
+  name: "ferry_finish_retry",
+  text: `UPDATE messages SET state = 'RETRY', due_at = $3, retried = retried + 1, lease_owner = NULL, lease_until = NULL
+    WHERE ${OWNED} AND NOT cancel_requested RETURNING id`,
+};
+const failOwnedSql = {
+  name: "ferry_finish_fail",
+  text: `WITH gone AS (DELETE FROM messages WHERE ${OWNED} RETURNING *)
+    INSERT INTO dlq (dlq_id, account_id, message_id, kind, parent_id, url, url_host, url_path, body, spec, created_at,
+      not_before, retried, topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, failed_at,
+      response_status, response_headers, response_body, error)
+    SELECT $3, account_id, id, kind, parent_id, url, url_host, url_path, body, spec, created_at, not_before, retried,
+      topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, $4, $5, $6, $7, $8
+    FROM gone RETURNING dlq_id`,
+};
+
+export function messageQueries(ctx: PgContext): MessageQueries {
+  /**
+   * Reserves the deduplication key atomically across nodes: the upsert replaces an expired key and keeps a live one,
+   * and returns whichever message id now owns the key.
+   */
+  const claimDedupKey = async (tx: Tx, m: NewMessage, key: string, now: number, windowMs: number) => {
+    const [row] = await tx.query<{ message_id: string }>(
+      {
+        name: "ferry_dedup_claim",
+        text: `INSERT INTO dedup (account_id, key, message_id, expires_at) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (account_id, key) DO UPDATE SET
+            message_id = CASE WHEN dedup.expires_at <= $5 THEN excluded.message_id ELSE dedup.message_id END,
+            expires_at = CASE WHEN dedup.expires_at <= $5 THEN excluded.expires_at ELSE dedup.expires_at END
+          RETURNING message_id`,
+      },
+      [m.accountId, key, m.id, now + windowMs, now],
+    );
+    return row!.message_id;
+  };
+
+  const insertNew = async (tx: Tx, items: InsertItem[], now: number, windowMs: number) => {
+    const results: InsertResult[] = [];
+    const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
+    for (const item of items) {
+      const m = item.message;
+      if (item.dedupKey !== undefined) {
+        const owner = await claimDedupKey(tx, m, item.dedupKey, now, windowMs);
+        if (owner !== m.id) {
+          results.push({ messageId: owner, deduplicated: true });
+          continue;
+        }
+      }
+      const leased = item.leaseOwner !== undefined;
+      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
+      rows.push({ message: stored, leaseOwner: item.leaseOwner ?? null, leaseUntil: item.leaseUntil ?? null });
+      const message: Message = { ...stored, cancelRequested: false };
+      if (leased) {
+        message.leaseOwner = item.leaseOwner!;
+        message.leaseUntil = item.leaseUntil!;
+      }
+      tx.insertLog(createdLogEntry(message, now));
+      if (leased) tx.insertLog(logEntry(message, "ACTIVE", now));
+      tx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
+      results.push({ messageId: m.id, deduplicated: false, message });
+    }
+    await ctx.insertMessages(tx, rows, now);
+    return results;
+  };
+
+  return {
+    messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write((tx) => insertNew(tx, items, now, dedupWindowMs)),
+
+    messageGet: async ({ accountId, id }) => {
+      const [row] = await ctx.query<MessageRow>("SELECT * FROM messages WHERE id = $1 AND account_id = $2", [
+        id,
+        accountId,
+      ]);
+      return row ? messageFromRow(row) : undefined;
+    },
+
+    messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
+      ctx.write(async (tx) => {
+        const rows = await tx.query<MessageRow>(leaseSql, [owner, leaseUntil, now, limit]);
+        // RETURNING has no order: hand them out oldest due first, like the SQLite adapter.
+        rows.sort((a, b) => a.due_at - b.due_at || a.seq - b.seq);
+        const messages = rows.map(messageFromRow);
+        for (const m of messages) tx.insertLog(logEntry(m, "ACTIVE", now));
+        return messages;
+      }),
+
+    messageRenewLeases: ({ owner, ids, leaseUntil }) =>
+      ctx.write((tx) => tx.execute(renewSql, [leaseUntil, owner, ids])),
+
+    messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
+      ctx.write(async (tx) => {
+        const released = await tx.execute(
+          expiredOnly ? releaseExpiredSql : releaseForeignSql,
+          expiredOnly ? [now] : [now, exceptOwner],
+        );
+        if (released > 0) tx.notifyDue();
+        return released;
+      }),
+
+    messageNextDueAt: async () => {
+      const [row] = await ctx.query<{ due: number | null }>({
+        name: "ferry_next_due",
+        text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')",
+      });
+      return row?.due ?? undefined;
+    },
+
+    messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
+      ctx.write(async (tx) => {
+        let kind = outcome.kind;
+        switch (outcome.kind) {
+          case "delivered":
+          case "canceled":
+            if ((await tx.query(deleteOwnedSql, [m.id, owner])).length === 0) return false;
+            break;
+          case "failed": {
+            const r = outcome.response;
+            const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
+            if ((await tx.query(failOwnedSql, [...values, r.error ?? null])).length === 0) return false;
+            break;
+          }
+          case "retry":
+            if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
+              // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry.
+              const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql, [m.id, owner]);
+              if (gone.length === 0) return false;
+              kind = "canceled";
+            } else if (ctx.wakesOthers(outcome.dueAt, now)) tx.notifyDue();
+            break;
+        }
+        for (const entry of logs) {
+          if (kind === "canceled" && entry.state === "RETRY") continue;
+          tx.insertLog(entry);
+        }
+        if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
+        const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
+        tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
+        await insertNew(
+          tx,
+          newMessages.map((message) => ({ message })),
+          now,
+          0,
+        );
+        return true;
+      }),
+
+    messageCancel: ({ accountId, now, filter, count }) =>
+      ctx.write(async (tx) => {
+        const params = new Params();
+        const where = filterSql(filter, { time: "created_at", idColumn: "id" }, params);
+        // FOR UPDATE: a row being claimed or finished elsewhere is waited for, then seen in its new state.
+        const rows = await tx.query<MessageRow>(
+          `SELECT * FROM messages WHERE account_id = ${params.add(accountId)} AND state <> 'HELD'
+            AND NOT cancel_requested${andAll(where)}
+           ORDER BY seq ${count !== undefined ? `LIMIT ${params.add(count)}` : ""} FOR UPDATE`,
+          params.values,
+        );
+        const inFlight: string[] = [];
+        const waiting: string[] = [];
+        for (const row of rows) {
+          const m = messageFromRow(row);
+          tx.insertLog(logEntry(m, "CANCEL_REQUESTED", now));
+          if (m.state === "ACTIVE") {
+            // In flight: the attempt's outcome honours the request (see messageFinish).
+            inFlight.push(m.id);
+          } else {
+            waiting.push(m.id);
+            tx.insertLog(logEntry(m, "CANCELED", now));
+          }
+        }
+        if (inFlight.length > 0) {
+          await tx.query("UPDATE messages SET cancel_requested = TRUE WHERE id = ANY($1::text[])", [inFlight]);
+        }
+        if (waiting.length > 0) {
+          await tx.query("DELETE FROM messages WHERE id = ANY($1::text[])", [waiting]);
+          tx.addUsage(accountId, now, "canceled", waiting.length, 0);
+        }
+        return rows.length;
+      }),
+  };
+}

@@ -1,0 +1,256 @@
+import type { LogDetails, LogEntry } from "../../domain/log.js";
+import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
+import type { PlanName } from "../../domain/plans.js";
+import type { Account } from "../store.js";
+
+/** Column values of a `messages` row as pg returns them (BIGINT parsed to numbers, see connection.ts). */
+export interface MessageRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  kind: string;
+  parent_id: string | null;
+  state: string;
+  due_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  cancel_requested: boolean;
+  url: string;
+  body: Buffer | null;
+  spec: string;
+  created_at: number;
+  not_before: number;
+  retried: number;
+  topic_name: string | null;
+  endpoint_name: string | null;
+  queue_name: string | null;
+  schedule_id: string | null;
+  caller_ip: string | null;
+  labels: string | null;
+  flow_key: string | null;
+  dedup_id: string | null;
+}
+
+export const joinLabels = (labels: string[] | undefined): string | null =>
+  labels && labels.length > 0 ? `,${labels.join(",")},` : null;
+
+/** Host or path of a URL, as the SQLite adapter's url_host()/url_path() compute them; stored at insert. */
+export function urlPart(url: string, part: "host" | "path"): string | null {
+  try {
+    const u = new URL(url);
+    return part === "host" ? u.hostname : u.pathname;
+  } catch {
+    return null;
+  }
+}
+
+export function messageFromRow(r: MessageRow): Message {
+  const m: Message = {
+    id: r.id,
+    accountId: r.account_id,
+    kind: r.kind as MessageKind,
+    state: r.state as MessageState,
+    url: r.url,
+    body: r.body ?? undefined,
+    spec: JSON.parse(r.spec) as MessageSpec,
+    createdAt: r.created_at,
+    notBefore: r.not_before,
+    dueAt: r.due_at,
+    retried: r.retried,
+    cancelRequested: r.cancel_requested,
+  };
+  if (r.parent_id !== null) m.parentId = r.parent_id;
+  if (r.topic_name !== null) m.topicName = r.topic_name;
+  if (r.endpoint_name !== null) m.endpointName = r.endpoint_name;
+  if (r.queue_name !== null) m.queueName = r.queue_name;
+  if (r.schedule_id !== null) m.scheduleId = r.schedule_id;
+  if (r.caller_ip !== null) m.callerIp = r.caller_ip;
+  if (r.dedup_id !== null) m.dedupId = r.dedup_id;
+  if (r.lease_owner !== null) m.leaseOwner = r.lease_owner;
+  if (r.lease_until !== null) m.leaseUntil = r.lease_until;
+  return m;
+}
+
+/**
+ * Column order of a message insert. messages.ts inserts many rows in one statement by passing one array per
+ * column to unnest(), so the SQL text never changes with the row count (and is prepared once per connection).
+ */
+export const MESSAGE_COLUMNS = [
+  ["id", "text"],
+  ["account_id", "text"],
+  ["kind", "text"],
+  ["parent_id", "text"],
+  ["state", "text"],
+  ["due_at", "int8"],
+  ["lease_owner", "text"],
+  ["lease_until", "int8"],
+  ["url", "text"],
+  ["url_host", "text"],
+  ["url_path", "text"],
+  ["body", "bytea"],
+  ["spec", "text"],
+  ["created_at", "int8"],
+  ["not_before", "int8"],
+  ["retried", "int4"],
+  ["topic_name", "text"],
+  ["endpoint_name", "text"],
+  ["queue_name", "text"],
+  ["schedule_id", "text"],
+  ["caller_ip", "text"],
+  ["labels", "text"],
+  ["flow_key", "text"],
+  ["dedup_id", "text"],
+] as const;
+
+/** One value per MESSAGE_COLUMNS entry, in that order. */
+export function messageValues(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null): unknown[] {
+  return [
+    m.id,
+    m.accountId,
+    m.kind,
+    m.parentId ?? null,
+    m.state,
+    m.dueAt,
+    leaseOwner,
+    leaseUntil,
+    m.url,
+    urlPart(m.url, "host"),
+    urlPart(m.url, "path"),
+    m.body ?? null,
+    JSON.stringify(m.spec),
+    m.createdAt,
+    m.notBefore,
+    m.retried,
+    m.topicName ?? null,
+    m.endpointName ?? null,
+    m.queueName ?? null,
+    m.scheduleId ?? null,
+    m.callerIp ?? null,
+    joinLabels(m.spec.labels),
+    m.spec.flowControl?.key ?? null,
+    m.dedupId ?? null,
+  ];
+}
+
+export interface LogRow {
+  seq: number;
+  account_id: string;
+  message_id: string;
+  state: string;
+  time: number;
+  url: string;
+  topic_name: string | null;
+  endpoint_name: string | null;
+  queue_name: string | null;
+  schedule_id: string | null;
+  caller_ip: string | null;
+  labels: string | null;
+  flow_key: string | null;
+  details: string;
+}
+
+export const LOG_COLUMNS = [
+  ["account_id", "text"],
+  ["message_id", "text"],
+  ["state", "text"],
+  ["time", "int8"],
+  ["url", "text"],
+  ["url_host", "text"],
+  ["url_path", "text"],
+  ["topic_name", "text"],
+  ["endpoint_name", "text"],
+  ["queue_name", "text"],
+  ["schedule_id", "text"],
+  ["caller_ip", "text"],
+  ["labels", "text"],
+  ["flow_key", "text"],
+  ["details", "text"],
+] as const;
+
+export function logValues(e: LogEntry): unknown[] {
+  return [
+    e.accountId,
+    e.messageId,
+    e.state,
+    e.time,
+    e.url,
+    urlPart(e.url, "host"),
+    urlPart(e.url, "path"),
+    e.topicName ?? null,
+    e.endpointName ?? null,
+    e.queueName ?? null,
+    e.scheduleId ?? null,
+    e.callerIp ?? null,
+    joinLabels(e.labels),
+    e.flowKey ?? null,
+    JSON.stringify(e.details),
+  ];
+}
+
+export function logFromRow(r: LogRow): LogEntry & { seq: string } {
+  const e: LogEntry & { seq: string } = {
+    seq: String(r.seq),
+    accountId: r.account_id,
+    messageId: r.message_id,
+    state: r.state as LogEntry["state"],
+    time: r.time,
+    url: r.url,
+    details: JSON.parse(r.details) as LogDetails,
+  };
+  if (r.topic_name !== null) e.topicName = r.topic_name;
+  if (r.endpoint_name !== null) e.endpointName = r.endpoint_name;
+  if (r.queue_name !== null) e.queueName = r.queue_name;
+  if (r.schedule_id !== null) e.scheduleId = r.schedule_id;
+  if (r.caller_ip !== null) e.callerIp = r.caller_ip;
+  if (r.labels !== null) e.labels = r.labels.split(",").filter((l) => l !== "");
+  if (r.flow_key !== null) e.flowKey = r.flow_key;
+  return e;
+}
+
+export interface AccountRow {
+  id: string;
+  customer_id: string;
+  token: string;
+  password: string;
+  current_signing_key: string;
+  next_signing_key: string;
+  plan: string;
+  state: string;
+  active: boolean;
+  created_at: number;
+}
+
+export function accountFromRow(r: AccountRow): Account {
+  return {
+    id: r.id,
+    customerId: r.customer_id,
+    token: r.token,
+    password: r.password,
+    currentSigningKey: r.current_signing_key,
+    nextSigningKey: r.next_signing_key,
+    plan: r.plan as PlanName,
+    state: r.state,
+    active: r.active,
+    createdAt: r.created_at,
+  };
+}
+
+/**
+ * `INSERT INTO table (cols) SELECT * FROM unnest($1::t1[], $2::t2[], …) WITH ORDINALITY … ORDER BY ordinality`:
+ * any number of rows in one statement whose text never changes. Rows keep their order, so identity columns (the
+ * log cursor) follow it.
+ */
+export function unnestInsertSql(table: string, columns: readonly (readonly [string, string])[], suffix = ""): string {
+  const names = columns.map(([c]) => c);
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`);
+  return `INSERT INTO ${table} (${names.join(", ")})
+    SELECT ${names.join(", ")} FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS r(${names.join(", ")}, ord)
+    ORDER BY ord ${suffix}`;
+}
+
+/** Transposes rows of values into one array per column, for unnestInsertSql. */
+export function columnsOf(rows: unknown[][], width: number): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) for (let i = 0; i < width; i++) columns[i]!.push(row[i]);
+  return columns;
+}

@@ -1,0 +1,26 @@
+import type { TestProject } from "vitest/node";
+import { findPgBin, type PgCluster, startCluster } from "./postgres.js";
+
+/**
+ * vitest globalSetup (vitest.config.ts adds it unless FERRY_TEST_PG_URL names a cluster): one throwaway PostgreSQL
+ * cluster for the whole run; tests create a fresh database on it each. Without binaries the PostgreSQL tests are
+ * skipped with a warning, except under CI=true, where this fails the run.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!findPgBin()) {
+    const message = "PostgreSQL binaries not found (apt-get install postgresql, or set FERRY_PG_BIN)";
+    if (process.env.CI === "true") throw new Error(`${message}: CI requires them`);
+    console.warn(`${message}: PostgreSQL tests will be skipped`);
+    project.provide("ferryPgAdminUrl", "");
+    return async () => {};
+  }
+  const cluster: PgCluster = await startCluster();
+  project.provide("ferryPgAdminUrl", cluster.adminUrl);
+  // An interrupted run must not leave a postgres server behind.
+  const cleanUp = () => cluster.destroySync();
+  process.once("exit", cleanUp);
+  return async () => {
+    process.removeListener("exit", cleanUp);
+    await cluster.destroy();
+  };
+}
