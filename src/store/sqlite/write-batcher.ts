@@ -10,6 +10,11 @@ interface Pending {
 const MAX_OPS_PER_COMMIT = 2000;
 
 export interface CommitHooks {
+  /**
+   * Calls `done` once the committed writes are durable (an fsync off the event loop, see wal-sync.ts); absent when
+   * SQLite's own synchronous setting is the durability promise.
+   */
+  afterDurable?(done: () => void, failed: (error: unknown) => void): void;
   /** Runs inside the transaction, after the operations and before COMMIT (e.g. writes aggregated counters). */
   beforeCommit(): void;
   /** The transaction was rolled back: drop whatever the operations accumulated for beforeCommit. */
@@ -58,7 +63,7 @@ export class WriteBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_OPS_PER_COMMIT);
       const results = batch.length > 1 ? this.tryBatch(batch) : undefined;
-      if (results) batch.forEach((p, i) => p.resolve(results[i]));
+      if (results) this.acknowledge(batch.map((p, i) => () => p.resolve(results[i])), batch);
       else for (const p of batch) this.settleAlone(p);
     }
   }
@@ -78,6 +83,22 @@ export class WriteBatcher {
     }
   }
 
+  /** Resolves committed operations, once durable when an fsync is pending; a failed fsync rejects them. */
+  private acknowledge(resolutions: (() => void)[], batch: Pending[]): void {
+    if (!this.hooks.afterDurable) {
+      for (const r of resolutions) r();
+      return;
+    }
+    this.hooks.afterDurable(
+      () => {
+        for (const r of resolutions) r();
+      },
+      (error) => {
+        for (const p of batch) p.reject(error);
+      },
+    );
+  }
+
   /** One operation in its own transaction: it resolves or rejects alone. */
   private settleAlone(p: Pending): void {
     try {
@@ -85,7 +106,7 @@ export class WriteBatcher {
       const value = p.run();
       this.hooks.beforeCommit();
       this.commitStatement.run();
-      p.resolve(value);
+      this.acknowledge([() => p.resolve(value)], [p]);
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       this.hooks.afterRollback();
