@@ -1,12 +1,15 @@
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openPgContext, type PgStoreOptions } from "./context.js";
+import { customerQueries } from "./customers.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
 import { queueQueries } from "./queues.js";
 import { topicQueries } from "./topics.js";
+import { searchIndexQueries } from "./search-indexes.js";
+import { usageQueries } from "./usage-stats.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -31,6 +34,9 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...logQueries(ctx),
     ...topicQueries(ctx),
     ...queueQueries(ctx),
+    ...customerQueries(ctx),
+    ...searchIndexQueries(ctx),
+    ...usageQueries(ctx),
   };
   return complete(store);
 }
