@@ -5,6 +5,7 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { scheduleQueries } from "./schedules.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -27,6 +28,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...scheduleQueries(ctx),
   };
   return complete(store);
 }
