@@ -8,6 +8,7 @@ import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
 import { queueQueries } from "./queues.js";
 import { topicQueries } from "./topics.js";
+import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
 
@@ -37,6 +38,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...scheduleQueries(ctx),
   };
   return complete(store);
 }

@@ -71,7 +71,14 @@ const failOwnedSql = (hold: boolean) => ({
     FROM gone RETURNING dlq_id`,
 });
 
-export function messageQueries(ctx: PgContext): MessageQueries {
+/**
+ * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
+ * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
+ */
+export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
+
+export function messageInserter(ctx: PgContext): MessageInserter {
+  // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
   const queues = queueSlots(ctx);
   /**
    * Reserves the deduplication key atomically across nodes: the upsert replaces an expired key and keeps a live one,
@@ -123,6 +130,12 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     await queues.promoteAfterInsert(tx, locked, now);
     return results;
   };
+  return insertNew;
+}
+
+export function messageQueries(ctx: PgContext): MessageQueries {
+  const queues = queueSlots(ctx);
+  const insertNew = messageInserter(ctx);
 
   return {
     messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write((tx) => insertNew(tx, items, now, dedupWindowMs)),
