@@ -10,9 +10,10 @@ const DAY_MS = 86_400_000;
  */
 const consumeSql = {
   name: "ferry_quota_consume",
-  text: `INSERT INTO request_quota (account_id, day, used) SELECT $1, $2, $3 WHERE $3 <= $4
+  text: `INSERT INTO request_quota (account_id, day, used) SELECT $1::text, $2::int8, $3::int8
+    WHERE $3::int8 <= $4::int8
     ON CONFLICT (account_id, day) DO UPDATE SET used = request_quota.used + excluded.used
-    WHERE request_quota.used + excluded.used <= $4
+    WHERE request_quota.used + excluded.used <= $4::int8
     RETURNING used`,
 };
 const usedSql = { name: "ferry_quota_used", text: "SELECT used FROM request_quota WHERE account_id = $1 AND day = $2" };
