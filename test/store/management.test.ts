@@ -229,6 +229,7 @@ for (const adapter of adapters) {
                 kind: "message",
                 state: "CREATED",
                 url: "http://127.0.0.1:9/x",
+                body: undefined,
                 spec: { method: "POST", headers: {}, retries: 0 },
                 createdAt: NOW,
                 notBefore: 0,
