@@ -72,6 +72,13 @@ for (const adapter of adapters) {
       expect((await store.customerFirst())?.email).toBe("0@test.local");
     });
 
+    it("inserts the default account only while no account exists", async () => {
+      expect(await store.accountInsertDefault({ account: account("default") })).toBe(true);
+      expect(await store.accountInsertDefault({ account: account("second") })).toBe(false);
+      expect(await store.accountGet({ id: "second" })).toBeUndefined();
+      expect((await store.accountFirst())?.id).toBe("default");
+    });
+
     it("stores every management field of an account, with the defaults of a fresh account", async () => {
       await store.accountInsert({ account: account("plain") });
       expect(await store.accountGet({ id: "plain" })).toEqual({
@@ -310,6 +317,21 @@ describe.runIf(postgresAvailable())("management store: several PostgreSQL nodes"
       expect(results.filter((r) => r.allowed)).toHaveLength(limit);
       expect(new Set(results.filter((r) => r.allowed).map((r) => r.used)).size).toBe(limit);
       expect(results.filter((r) => !r.allowed).every((r) => r.used === limit)).toBe(true);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it("creates one default account when several nodes start on an empty database at the same time", async () => {
+    const { store, more, dispose } = await openPostgresTestStores();
+    try {
+      const nodes = [store, await more(), await more()];
+      const inserted = await Promise.all(
+        nodes.map((node, i) => node.accountInsertDefault({ account: account(`node-${i}`) })),
+      );
+      expect(inserted.filter(Boolean)).toHaveLength(1);
+      for (const node of nodes) expect((await node.accountFirst())?.id).toBe(`node-${inserted.indexOf(true)}`);
+      expect(await store.accountGet({ id: `node-${(inserted.indexOf(true) + 1) % 3}` })).toBeUndefined();
     } finally {
       await dispose();
     }
