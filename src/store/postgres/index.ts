@@ -6,6 +6,7 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
 
@@ -33,6 +34,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...scheduleQueries(ctx),
   };
   return complete(store);
 }
