@@ -5,8 +5,17 @@ import { type AccountRow, accountFromRow, accountValues, insertAccountSql } from
 
 type AccountQueries = Pick<
   Store,
-  "accountInsert" | "accountUpdate" | "accountGet" | "accountGetByToken" | "accountFirst" | "accountRotateKeys"
+  | "accountInsert"
+  | "accountInsertDefault"
+  | "accountUpdate"
+  | "accountGet"
+  | "accountGetByToken"
+  | "accountFirst"
+  | "accountRotateKeys"
 >;
+
+/** Any fixed number (next to migrate.ts's): the advisory lock under which a node creates the default account. */
+const DEFAULT_ACCOUNT_LOCK = 7_262_006;
 
 /** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
 const COLUMNS: Record<string, string> = {
@@ -38,6 +47,17 @@ export function accountQueries(ctx: PgContext): AccountQueries {
     accountInsert: ({ account }) =>
       ctx.write(async (tx) => {
         await tx.query(insertAccountSql, accountValues(account));
+      }),
+
+    // Nodes starting together on an empty database all see no account; without a lock each would insert its own
+    // (with its own generated token). The transaction-scoped advisory lock makes them take turns: the next one
+    // runs its check after the first committed, and finds that account.
+    accountInsertDefault: ({ account }) =>
+      ctx.write(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock($1)", [DEFAULT_ACCOUNT_LOCK]);
+        if ((await tx.query("SELECT 1 FROM accounts LIMIT 1")).length > 0) return false;
+        await tx.query(insertAccountSql, accountValues(account));
+        return true;
       }),
 
     accountUpdate: ({ id, patch }) =>
