@@ -1,0 +1,57 @@
+/**
+ * P4 seeder: inserts `SEED_COUNT` pending delayed messages (due in about a day) into a Ferry database through
+ * Ferry's own code: `loadConfig` (the same environment the server gets), `openStore`, `ensureDefaultAccount`, and
+ * the publish path's `parsePublishConfig` + `buildMessages` to build each message, then `Store.messageInsertMany`
+ * in batches (each message gets its CREATED log entry and usage, exactly as a publish would write it).
+ * Run before the server starts, on the same DATABASE_URL. Prints one JSON line with the count and the time taken.
+ */
+import { loadConfig } from "../../src/config.js";
+import { dialectFor } from "../../src/http/dialect.js";
+import { ensureDefaultAccount, limitsOf } from "../../src/services/accounts.js";
+import { buildMessages } from "../../src/services/publish.js";
+import { parsePublishConfig } from "../../src/domain/publish-config.js";
+import { openStore } from "../../src/store/open.js";
+
+const count = Number(process.env.SEED_COUNT ?? "1000000");
+const bodyBytes = Number(process.env.SEED_BODY_BYTES ?? "1024");
+const destination = process.env.SEED_URL ?? "http://127.0.0.1:9/never";
+const BATCH = 2000;
+const DAY_MS = 86_400_000;
+
+const config = loadConfig();
+const store = await openStore(config);
+await store.migrate();
+const { account } = await ensureDefaultAccount(config, store, Date.now());
+const dialect = dialectFor(config.dialect, "bench");
+const limits = limitsOf(account);
+const body = Buffer.alloc(bodyBytes, "s");
+const started = Date.now();
+let inserted = 0;
+let lastReport = started;
+while (inserted < count) {
+  const now = Date.now();
+  const n = Math.min(BATCH, count - inserted);
+  const items = [];
+  for (let k = 0; k < n; k++) {
+    // About one day, spread over an hour so the due index is not one value.
+    const delaySec = DAY_MS / 1000 + ((inserted + k) % 3600);
+    const headers = { "content-type": "application/octet-stream", [dialect.key("delay")]: `${delaySec}s` };
+    const parsed = parsePublishConfig({ headers, query: new Map() }, dialect, limits, now);
+    items.push(
+      ...buildMessages(
+        { account, destination, source: { headers, query: new Map() }, body, callerIp: "127.0.0.1" },
+        [{ url: destination }],
+        parsed,
+        now,
+      ),
+    );
+  }
+  await store.messageInsertMany({ items, now, dedupWindowMs: config.dedupWindowMs });
+  inserted += n;
+  if (Date.now() - lastReport > 10_000) {
+    lastReport = Date.now();
+    process.stderr.write(`seeded ${inserted}/${count}\n`);
+  }
+}
+await store.close();
+process.stdout.write(`${JSON.stringify({ inserted, ms: Date.now() - started })}\n`);

@@ -1,0 +1,187 @@
+/**
+ * `npm run bench [-- <scenario ids…>] [--quick] [--no-profile] [--keep]`
+ * Runs the scenarios (all by default, in the order below; a scenario's references run too), prints one table with
+ * the absolute figures and the ratios measured in this run, and writes bench/results/<YYYY-MM-DD>.md
+ * (…-quick.md for --quick). See bench/README.md.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeMachine } from "./lib/machine.js";
+import { judgeAll, markdownTable, textTable } from "./lib/report.js";
+import type { BenchContext, Measurement, Scenario } from "./lib/scenario.js";
+import { bullmqScenario } from "./scenarios/bullmq.js";
+import { fanoutScenario } from "./scenarios/fanout.js";
+import { fastifyScenario } from "./scenarios/fastify.js";
+import { flowControlScenario } from "./scenarios/flow-control.js";
+import { forwarderScenario } from "./scenarios/forwarder.js";
+import { p1Scenario } from "./scenarios/p1-end-to-end.js";
+import { p2Scenario } from "./scenarios/p2-ingest.js";
+import { p3Scenario } from "./scenarios/p3-latency.js";
+import { p4Scenario } from "./scenarios/p4-scale.js";
+import { pgbossScenario } from "./scenarios/pgboss.js";
+
+const scenarios: Scenario[] = [
+  fastifyScenario,
+  forwarderScenario,
+  p1Scenario,
+  p2Scenario,
+  p3Scenario,
+  p4Scenario,
+  bullmqScenario,
+  pgbossScenario,
+  fanoutScenario,
+  flowControlScenario,
+];
+
+const aliases: Record<string, string[]> = {
+  ceilings: ["fastify", "forwarder"],
+  peers: ["bullmq", "pgboss"],
+};
+
+function parseArgs(argv: string[]) {
+  const flags = new Set(argv.filter((a) => a.startsWith("--")));
+  const known = new Set(["--quick", "--no-profile", "--profile", "--keep", "--help"]);
+  for (const f of flags) if (!known.has(f)) throw new Error(`unknown option ${f} (known: ${[...known].join(" ")})`);
+  const names = argv.filter((a) => !a.startsWith("--")).flatMap((a) => aliases[a.toLowerCase()] ?? [a.toLowerCase()]);
+  for (const n of names) {
+    if (!scenarios.some((s) => s.id === n)) {
+      throw new Error(`unknown scenario "${n}" (known: ${scenarios.map((s) => s.id).join(", ")}, ceilings, peers)`);
+    }
+  }
+  const wanted = new Set(names.length > 0 ? names : scenarios.map((s) => s.id));
+  // References of a ratio run in the same invocation: a ratio is only ever taken within one run.
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const s of scenarios) {
+      if (!wanted.has(s.id)) continue;
+      for (const n of s.needs ?? []) {
+        if (!wanted.has(n)) {
+          wanted.add(n);
+          grew = true;
+        }
+      }
+    }
+  }
+  const quick = flags.has("--quick");
+  return {
+    quick,
+    // Profiling costs one more P1 run: on by default in full runs, off in quick ones.
+    profile: flags.has("--profile") || (!quick && !flags.has("--no-profile")),
+    keep: flags.has("--keep"),
+    help: flags.has("--help"),
+    selected: scenarios.filter((s) => wanted.has(s.id)),
+  };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.help) {
+    process.stdout.write(
+      `usage: npm run bench [-- <ids…>] [--quick] [--no-profile] [--keep]\nscenarios: ${scenarios.map((s) => s.id).join(" ")} (aliases: ceilings, peers)\n`,
+    );
+    return;
+  }
+  const machine = describeMachine();
+  const started = new Date();
+  const workDir = mkdtempSync(join(tmpdir(), "ferry-bench-"));
+  const measurements: Measurement[] = [];
+  const sections: { title: string; body: string }[] = [];
+  const log = (message: string) =>
+    process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+  log(`scenarios: ${args.selected.map((s) => s.id).join(" ")}${args.quick ? " (quick)" : ""}; scratch ${workDir}`);
+
+  for (const scenario of args.selected) {
+    const cleanups: (() => Promise<unknown> | unknown)[] = [];
+    const ctx: BenchContext = {
+      quick: args.quick,
+      profile: args.profile,
+      workDir,
+      log: (m) => log(`${scenario.id}: ${m}`),
+      record: (m) => {
+        measurements.push(m);
+        log(
+          `${scenario.id}: ${m.metric} = ${m.skipped ? `skipped (${m.skipped})` : `${m.value?.toFixed(1)} ${m.unit}`}`,
+        );
+      },
+      value: (key) => measurements.find((m) => m.key === key)?.value,
+      section: (title, body) => sections.push({ title, body }),
+      defer: (cleanup) => cleanups.push(cleanup),
+    };
+    const t0 = Date.now();
+    log(`${scenario.id}: ${scenario.title} …`);
+    try {
+      await scenario.run(ctx);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`${scenario.id}: FAILED: ${message}`);
+      measurements.push({
+        key: `${scenario.id}.error`,
+        scenario: scenario.title,
+        metric: "(scenario failed)",
+        value: undefined,
+        unit: "",
+        skipped: `failed: ${message.split("\n")[0]}`,
+      });
+    } finally {
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          log(`${scenario.id}: cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+    log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+
+  // Ferry against the best peer: P1's figure, compared with the peers measured in this run.
+  const p1 = measurements.find((m) => m.key === "p1.delivered");
+  if (
+    p1?.value !== undefined &&
+    measurements.some((m) => m.key === "bullmq.delivered" || m.key === "pgboss.delivered")
+  ) {
+    measurements.push({ ...p1, key: "peers.ferry", scenario: "Peers", metric: "Ferry (P1) vs best peer", detail: "" });
+  }
+
+  const rows = judgeAll(measurements);
+  const elapsed = (Date.now() - started.getTime()) / 1000;
+  process.stdout.write(`\n${textTable(rows)}\n\nTotal ${elapsed.toFixed(0)} s.\n`);
+
+  const date = started.toISOString().slice(0, 10);
+  const resultsDir = new URL("./results/", import.meta.url).pathname;
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${date}${args.quick ? "-quick" : ""}.md`);
+  const markdown = [
+    `# Ferry bench, ${date}${args.quick ? " (quick mode: small counts, checks the harness only)" : ""}`,
+    "",
+    `Command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\`, started ${started.toISOString()}, took ${elapsed.toFixed(0)} s.`,
+    "",
+    "## Machine",
+    "",
+    ...Object.entries(machine).map(([k, v]) => `- ${k}: ${v}`),
+    "",
+    "Other helpers run tests on this 2-core machine at the same time, so absolute figures are noisy (the machine " +
+      "swings ±25% between runs); the ratios are taken within this one run. Generator, receiver, servers and peers " +
+      "share the 2 cores.",
+    "",
+    "## Results",
+    "",
+    markdownTable(rows),
+    "",
+    ...sections.flatMap((s) => [`## ${s.title}`, "", s.body, ""]),
+  ].join("\n");
+  writeFileSync(file, markdown);
+  process.stdout.write(`Results written to ${file}\n`);
+  if (!args.keep) rmSync(workDir, { recursive: true, force: true });
+  else process.stdout.write(`Scratch kept in ${workDir}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

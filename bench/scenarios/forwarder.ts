@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { deliveryRun } from "../lib/delivery-run.js";
+import { makeBody } from "../lib/generator.js";
+import { freePort, startNodeChild, waitForHttp } from "../lib/proc.js";
+import { BenchReceiver } from "../lib/receiver.js";
+import { type BenchContext, type Scenario, pick } from "../lib/scenario.js";
+
+/** Publishers, messages and bounds shared by every end-to-end run (forwarder, P1, peers) so they compare. */
+export function endToEndLoad(ctx: BenchContext) {
+  return {
+    concurrency: 32,
+    total: pick(ctx, 20_000, 1_000),
+    maxMs: pick(ctx, 60_000, 15_000),
+    drainMs: pick(ctx, 60_000, 15_000),
+    body: makeBody(1024),
+  };
+}
+
+/**
+ * Ceiling 2: the bare in-memory forwarder (bench/apps/forwarder.ts) under the same generator, receiver and load
+ * as P1: delivered msg/s.
+ */
+export const forwarderScenario: Scenario = {
+  id: "forwarder",
+  title: "Ceiling: bare in-memory forwarder",
+  async run(ctx) {
+    const receiver = await BenchReceiver.start();
+    ctx.defer(() => receiver.close());
+    const port = await freePort();
+    const child = startNodeChild("forwarder", "bench/apps/forwarder.ts", {
+      env: { BENCH_PORT: String(port) },
+      logPath: join(ctx.workDir, "forwarder.log"),
+    });
+    ctx.defer(() => child.stop());
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${origin}/health`, child);
+    const load = endToEndLoad(ctx);
+    const make = () => ({
+      path: `/v2/publish/${receiver.url("/forwarded")}`,
+      headers: { "content-type": "application/octet-stream" },
+      body: load.body,
+    });
+    // Warm-up: JIT and keep-alive connections on both hops.
+    await deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, total: 500, make });
+    const r = await deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, make });
+    ctx.record({
+      key: "forwarder.delivered",
+      scenario: "Ceiling",
+      metric: "bare forwarder, delivered",
+      value: r.deliveredPerSec,
+      unit: "msg/s",
+      detail: r.detail,
+    });
+  },
+};
