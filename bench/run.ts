@@ -142,7 +142,9 @@ async function main(): Promise<void> {
     p1?.value !== undefined &&
     measurements.some((m) => m.key === "bullmq.delivered" || m.key === "pgboss.delivered")
   ) {
-    measurements.push({ ...p1, key: "peers.ferry", scenario: "Peers", metric: "Ferry (P1) vs best peer", detail: "" });
+    const lastPeer = measurements.findLastIndex((m) => m.key === "bullmq.delivered" || m.key === "pgboss.delivered");
+    const row = { ...p1, key: "peers.ferry", scenario: "Peers", metric: "Ferry (P1 figure) vs best peer", detail: "" };
+    measurements.splice(lastPeer + 1, 0, row);
   }
 
   const rows = judgeAll(measurements);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 interface ProfileNode {
@@ -70,10 +70,15 @@ export function summarizeProfile(path: string, top = 20): ProfileSummary {
   return { totalMs: total / 1000, byFunction: rank(byFunction, "name"), byArea: rank(byArea, "area") };
 }
 
-/** The newest .cpuprofile in a directory (node --cpu-prof-dir writes one per process). */
+/**
+ * The main thread's .cpuprofile in a directory. node --cpu-prof writes one per thread, and `--import tsx` runs its
+ * loader in a worker thread; the main thread's file is named `CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile`.
+ */
 export function findProfile(dir: string): string | undefined {
   const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
-  return files.length > 0 ? join(dir, files.sort().at(-1)!) : undefined;
+  const main = files.find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+  const chosen = main ?? files.map((f) => ({ f, size: statSync(join(dir, f)).size })).sort((a, b) => b.size - a.size)[0]?.f;
+  return chosen ? join(dir, chosen) : undefined;
 }
 
 export function profileMarkdown(s: ProfileSummary): string {

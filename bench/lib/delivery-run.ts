@@ -54,6 +54,7 @@ export async function deliveryRun(opts: {
     `${delivered}/${expected} delivered in ${seconds.toFixed(1)} s`,
     `${opts.concurrency} publishers`,
     cpuPerMessage(used.servers, delivered),
+    `generator+receiver ${Math.round((used.bench * 1e6) / Math.max(1, delivered))} µs/msg`,
   ];
   if (load.errors > 0) parts.push(`${load.errors} publish errors (${load.firstError})`);
   if (!complete) parts.push(`INCOMPLETE after ${opts.drainMs / 1000} s drain`);

@@ -25,6 +25,8 @@ export interface LoadResult {
   endedAt: number;
   /** Acknowledgements per second over [startedAt, endedAt]. */
   ackRate: number;
+  /** Send → 2xx answer, in ms, per acknowledged request. */
+  ackLatencies: number[];
 }
 
 /** A deterministic 1 KiB (by default) printable body, so every system stores and forwards the same bytes. */
@@ -34,6 +36,7 @@ export function makeBody(bytes = 1024): Buffer {
 }
 
 async function sendOne(pool: Pool, req: OutgoingRequest, result: LoadResult, timeoutMs: number): Promise<void> {
+  const start = nowMs();
   try {
     const res = await pool.request({
       path: req.path,
@@ -44,8 +47,10 @@ async function sendOne(pool: Pool, req: OutgoingRequest, result: LoadResult, tim
       bodyTimeout: timeoutMs,
     });
     const text = await res.body.text();
-    if (res.statusCode >= 200 && res.statusCode < 300) result.acked++;
-    else {
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      result.acked++;
+      result.ackLatencies.push(nowMs() - start);
+    } else {
       result.errors++;
       result.firstError ??= `HTTP ${res.statusCode}: ${text.slice(0, 200)}`;
     }
@@ -70,6 +75,7 @@ const emptyResult = (): LoadResult => ({
   startedAt: nowMs(),
   endedAt: 0,
   ackRate: 0,
+  ackLatencies: [],
 });
 
 /**

@@ -9,7 +9,7 @@ import { type BenchContext, type Scenario, pick } from "../lib/scenario.js";
 export function endToEndLoad(ctx: BenchContext) {
   return {
     concurrency: 32,
-    total: pick(ctx, 20_000, 1_000),
+    total: pick(ctx, 30_000, 1_000),
     maxMs: pick(ctx, 60_000, 15_000),
     drainMs: pick(ctx, 60_000, 15_000),
     body: makeBody(1024),

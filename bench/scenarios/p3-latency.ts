@@ -52,7 +52,7 @@ export const p3Scenario: Scenario = {
     const p99 = percentile(receiver.latencies, 99);
     const max = percentile(receiver.latencies, 100);
     const lost = a.acked - receiver.latencies.length;
-    const common = `${receiver.latencies.length} msgs at ${RATE}/s for ${seconds} s${a.skipped > 0 ? `, ${a.skipped} sends SKIPPED (backlog)` : ""}${a.errors > 0 ? `, ${a.errors} publish errors` : ""}${lost > 0 ? `, ${lost} not arrived` : ""}`;
+    const common = `${receiver.latencies.length} msgs at ${RATE}/s for ${seconds} s${a.skipped > 0 ? `, ${a.skipped} sends SKIPPED (backlog)` : ""}${a.errors > 0 ? `, ${a.errors} publish errors` : ""}${lost > 0 ? `, ${lost} not arrived` : ""}; publish ack p50 ${formatNumber(percentile(a.ackLatencies, 50))} ms, p99 ${formatNumber(percentile(a.ackLatencies, 99))} ms`;
     ctx.record({
       key: "p3.p50",
       scenario: "P3 latency",
