@@ -5,9 +5,11 @@
  * (…-quick.md for --quick). See bench/README.md.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setFerryRoot } from "./lib/ferry.js";
 import { describeMachine } from "./lib/machine.js";
+import { repoRoot, run } from "./lib/proc.js";
 import { judgeAll, markdownTable, textTable } from "./lib/report.js";
 import type { BenchContext, Measurement, Scenario } from "./lib/scenario.js";
 import { bullmqScenario } from "./scenarios/bullmq.js";
@@ -40,7 +42,8 @@ const aliases: Record<string, string[]> = {
 };
 
 function parseArgs(argv: string[]) {
-  const flags = new Set(argv.filter((a) => a.startsWith("--")));
+  const ferryRoot = argv.find((a) => a.startsWith("--ferry-root="))?.slice("--ferry-root=".length);
+  const flags = new Set(argv.filter((a) => a.startsWith("--") && !a.startsWith("--ferry-root=")));
   const known = new Set(["--quick", "--no-profile", "--profile", "--keep", "--help"]);
   for (const f of flags) if (!known.has(f)) throw new Error(`unknown option ${f} (known: ${[...known].join(" ")})`);
   const names = argv.filter((a) => !a.startsWith("--")).flatMap((a) => aliases[a.toLowerCase()] ?? [a.toLowerCase()]);
@@ -70,6 +73,7 @@ function parseArgs(argv: string[]) {
     // Profiling costs one more P1 run: on by default in full runs, off in quick ones.
     profile: flags.has("--profile") || (!quick && !flags.has("--no-profile")),
     keep: flags.has("--keep"),
+    ferryRoot: ferryRoot === undefined ? undefined : resolve(ferryRoot),
     help: flags.has("--help"),
     selected: scenarios.filter((s) => wanted.has(s.id)),
   };
@@ -79,11 +83,15 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.help) {
     process.stdout.write(
-      `usage: npm run bench [-- <ids…>] [--quick] [--no-profile] [--keep]\nscenarios: ${scenarios.map((s) => s.id).join(" ")} (aliases: ceilings, peers)\n`,
+      `usage: npm run bench [-- <ids…>] [--quick] [--no-profile] [--keep] [--ferry-root=<checkout>]\nscenarios: ${scenarios.map((s) => s.id).join(" ")} (aliases: ceilings, peers)\n`,
     );
     return;
   }
+  setFerryRoot(args.ferryRoot);
   const machine = describeMachine();
+  const root = args.ferryRoot ?? repoRoot;
+  const commit = await run("git", ["-C", root, "log", "-1", "--format=%h %s"], { timeoutMs: 10_000 });
+  machine["Ferry under test"] = `${root} at ${commit.code === 0 ? commit.output.trim() : "(unknown commit)"}`;
   const started = new Date();
   const workDir = mkdtempSync(join(tmpdir(), "ferry-bench-"));
   const measurements: Measurement[] = [];
@@ -163,6 +171,9 @@ async function main(): Promise<void> {
     "## Machine",
     "",
     ...Object.entries(machine).map(([k, v]) => `- ${k}: ${v}`),
+    `- load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
     "",
     "Other helpers run tests on this 2-core machine at the same time, so absolute figures are noisy (the machine " +
       "swings ±25% between runs); the ratios are taken within this one run. Generator, receiver, servers and peers " +

@@ -77,7 +77,8 @@ export function summarizeProfile(path: string, top = 20): ProfileSummary {
 export function findProfile(dir: string): string | undefined {
   const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
   const main = files.find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-  const chosen = main ?? files.map((f) => ({ f, size: statSync(join(dir, f)).size })).sort((a, b) => b.size - a.size)[0]?.f;
+  const chosen =
+    main ?? files.map((f) => ({ f, size: statSync(join(dir, f)).size })).sort((a, b) => b.size - a.size)[0]?.f;
   return chosen ? join(dir, chosen) : undefined;
 }
 

@@ -13,6 +13,8 @@ export interface DeliveryRunResult {
   seconds: number;
   serverCpu: number;
   benchCpu: number;
+  /** Arrivals that carried a signature header. */
+  signed: number;
   detail: string;
 }
 
@@ -65,6 +67,7 @@ export async function deliveryRun(opts: {
     complete,
     seconds,
     serverCpu: used.servers,
+    signed: receiver.signed,
     benchCpu: used.bench,
     detail: parts.filter((p) => p !== "").join("; "),
   };

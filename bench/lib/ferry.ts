@@ -8,6 +8,15 @@ export const BENCH_TOKEN = "bench-token-0123456789abcdef";
 const CURRENT_KEY = "sig_benchCurrentKey0000000000000";
 const NEXT_KEY = "sig_benchNextKey0000000000000000";
 
+/**
+ * Checkout whose `src/main.ts` is benchmarked (default: this one). `--ferry-root=<dir>` points it at another
+ * checkout, e.g. a branch that has URL groups, without copying the bench there.
+ */
+let ferryRoot: string | undefined;
+export function setFerryRoot(dir: string | undefined): void {
+  ferryRoot = dir;
+}
+
 export interface FerryProcess {
   child: Child;
   origin: string;
@@ -54,6 +63,7 @@ export async function startFerry(opts: {
     args: ["serve"],
     nodeArgs: opts.nodeArgs ?? [],
     logPath: join(dataDir, "ferry.log"),
+    cwd: ferryRoot,
   });
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/health`, child, 60_000);

@@ -79,7 +79,7 @@ export function startChild(
 export function startNodeChild(
   name: string,
   file: string,
-  opts: { env?: Record<string, string>; logPath: string; nodeArgs?: string[]; args?: string[] },
+  opts: { env?: Record<string, string>; logPath: string; nodeArgs?: string[]; args?: string[]; cwd?: string },
 ): Child {
   return startChild(
     name,

@@ -35,6 +35,9 @@ export interface Scenario {
   run(ctx: BenchContext): Promise<void>;
 }
 
+/** Measurement rounds per figure (the median is kept): 3 in full runs, 1 in quick ones. */
+export const rounds = (ctx: Pick<BenchContext, "quick">): number => (ctx.quick ? 1 : 3);
+
 /** Count by mode: quick runs only check the harness. */
 export const pick = (ctx: Pick<BenchContext, "quick">, full: number, quick: number): number =>
   ctx.quick ? quick : full;

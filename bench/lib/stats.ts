@@ -20,3 +20,21 @@ export function cpuPerMessage(cpuSeconds: number, messages: number): string {
   if (messages <= 0) return "";
   return `${Math.round((cpuSeconds * 1e6) / messages)} µs CPU/msg`;
 }
+
+/**
+ * Repeats a measurement `n` times and keeps the median run (by `value`); the spread goes into the detail. The
+ * machine is shared and swings, so one run can be an outlier; the median of a few is steadier.
+ */
+export async function medianOf<T>(
+  n: number,
+  measure: (round: number) => Promise<T>,
+  value: (r: T) => number,
+): Promise<{ median: T; values: number[]; spread: string }> {
+  const runs: T[] = [];
+  for (let round = 0; round < n; round++) runs.push(await measure(round));
+  const sorted = [...runs].sort((a, b) => value(a) - value(b));
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const values = runs.map(value);
+  const spread = n > 1 ? `median of ${n} runs (${values.map((v) => formatNumber(v)).join(", ")})` : "one run";
+  return { median, values, spread };
+}

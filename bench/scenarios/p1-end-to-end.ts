@@ -4,16 +4,21 @@ import { findProfile, profileMarkdown, summarizeProfile } from "../lib/cpuprofil
 import { deliveryRun } from "../lib/delivery-run.js";
 import { type FerryProcess, publishRequest, startFerry } from "../lib/ferry.js";
 import { BenchReceiver } from "../lib/receiver.js";
-import type { BenchContext, Scenario } from "../lib/scenario.js";
+import { type BenchContext, rounds, type Scenario } from "../lib/scenario.js";
+import { medianOf } from "../lib/stats.js";
 import { endToEndLoad } from "./forwarder.js";
 
-async function measure(ctx: BenchContext, ferry: FerryProcess, receiver: BenchReceiver) {
+async function measure(ctx: BenchContext, ferry: FerryProcess, receiver: BenchReceiver, n: number) {
   const load = endToEndLoad(ctx);
   const destination = receiver.url("/p1");
   const make = () => publishRequest(destination, load.body);
   const origin = ferry.origin;
   await deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, total: 500, make });
-  return deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, make });
+  return medianOf(
+    n,
+    () => deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, make }),
+    (r) => r.deliveredPerSec,
+  );
 }
 
 /**
@@ -30,15 +35,15 @@ export const p1Scenario: Scenario = {
     ctx.defer(() => receiver.close());
     const ferry = await startFerry({ workDir: ctx.workDir, name: "p1" });
     ctx.defer(() => ferry.stop());
-    const r = await measure(ctx, ferry, receiver);
-    const unsigned = r.delivered - receiver.signed;
+    const { median: r, spread } = await measure(ctx, ferry, receiver, rounds(ctx));
+    const unsigned = r.delivered - r.signed;
     ctx.record({
       key: "p1.delivered",
       scenario: "P1 end to end",
       metric: "Ferry publish → durable → signed delivery",
       value: r.deliveredPerSec,
       unit: "msg/s",
-      detail: `${r.detail}${unsigned > 0 ? `; ${unsigned} arrived UNSIGNED` : ""}`,
+      detail: `${r.detail}${unsigned > 0 ? `; ${unsigned} arrived UNSIGNED` : ""}; ${spread}`,
     });
     await ferry.stop();
 
@@ -51,7 +56,7 @@ export const p1Scenario: Scenario = {
       nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
     });
     ctx.defer(() => profiled.stop());
-    const pr = await measure(ctx, profiled, receiver);
+    const { median: pr } = await measure(ctx, profiled, receiver, 1);
     await profiled.stop(); // the profile is written when the process exits
     const file = findProfile(profDir);
     if (!file) {

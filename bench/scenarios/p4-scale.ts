@@ -36,7 +36,7 @@ export const p4Scenario: Scenario = {
   title: "P4 scale: 1,000,000 pending delayed messages",
   async run(ctx) {
     const count = pick(ctx, 1_000_000, 50_000);
-    const seconds = pick(ctx, 10, 2);
+    const seconds = pick(ctx, 5, 2);
     const empty = await ingestRun(ctx, { name: "p4-empty", seconds });
     ctx.record({
       key: "p4.emptyAcks",
