@@ -76,6 +76,7 @@ function parseArgs(argv: string[]) {
     ferryRoot: ferryRoot === undefined ? undefined : resolve(ferryRoot),
     help: flags.has("--help"),
     selected: scenarios.filter((s) => wanted.has(s.id)),
+    requested: names,
   };
 }
 
@@ -162,7 +163,9 @@ async function main(): Promise<void> {
   const date = started.toISOString().slice(0, 10);
   const resultsDir = new URL("./results/", import.meta.url).pathname;
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${date}${args.quick ? "-quick" : ""}.md`);
+  // A full run owns <date>.md; a subset or a quick run gets its own name so it never overwrites it.
+  const subset = args.requested.length > 0 ? `-${args.requested.join("+")}` : "";
+  const file = join(resultsDir, `${date}${subset}${args.quick ? "-quick" : ""}.md`);
   const markdown = [
     `# Ferry bench, ${date}${args.quick ? " (quick mode: small counts, checks the harness only)" : ""}`,
     "",
