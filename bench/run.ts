@@ -97,6 +97,7 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "ferry-bench-"));
   const measurements: Measurement[] = [];
   const sections: { title: string; body: string }[] = [];
+  const loads: string[] = [];
   const log = (message: string) =>
     process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
   log(`scenarios: ${args.selected.map((s) => s.id).join(" ")}${args.quick ? " (quick)" : ""}; scratch ${workDir}`);
@@ -142,7 +143,9 @@ async function main(): Promise<void> {
         }
       }
     }
-    log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const load1 = loadavg()[0]!;
+    loads.push(`${scenario.id} ${load1.toFixed(1)}`);
+    log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s (load average ${load1.toFixed(2)})`);
   }
 
   // Ferry against the best peer: P1's figure, compared with the peers measured in this run.
@@ -181,6 +184,8 @@ async function main(): Promise<void> {
     "Other helpers run tests on this 2-core machine at the same time, so absolute figures are noisy (the machine " +
       "swings ±25% between runs); the ratios are taken within this one run. Generator, receiver, servers and peers " +
       "share the 2 cores.",
+    "",
+    `1-minute load average after each scenario (2 cores; above 2 means others were competing): ${loads.join(", ")}.`,
     "",
     "## Results",
     "",
