@@ -1,7 +1,8 @@
 import { deliveryRun } from "../lib/delivery-run.js";
 import { ferryCall, publishRequest, startFerry } from "../lib/ferry.js";
 import { BenchReceiver } from "../lib/receiver.js";
-import type { Scenario } from "../lib/scenario.js";
+import { rounds, type Scenario } from "../lib/scenario.js";
+import { medianOf } from "../lib/stats.js";
 import { endToEndLoad } from "./forwarder.js";
 
 const GROUP = "bench-fanout";
@@ -59,15 +60,20 @@ export const fanoutScenario: Scenario = {
       make,
       deliveriesPerAck: ENDPOINTS,
     });
-    const r = await deliveryRun({
-      origin,
-      receiver,
-      serverPids: [ferry.child.pid],
-      ...load,
-      total,
-      make,
-      deliveriesPerAck: ENDPOINTS,
-    });
+    const { median: r, spread } = await medianOf(
+      rounds(ctx),
+      () =>
+        deliveryRun({
+          origin,
+          receiver,
+          serverPids: [ferry.child.pid],
+          ...load,
+          total,
+          make,
+          deliveriesPerAck: ENDPOINTS,
+        }),
+      (x) => x.deliveredPerSec,
+    );
     const perEndpoint = [...receiver.byPath.values()];
     ctx.record({
       key: "fanout.delivered",
@@ -75,7 +81,7 @@ export const fanoutScenario: Scenario = {
       metric,
       value: r.deliveredPerSec,
       unit: "msg/s",
-      detail: `${r.detail}; ${r.load.acked} publishes (${(r.load.acked / Math.max(0.001, r.seconds)).toFixed(0)}/s); per endpoint ${Math.min(...perEndpoint)}–${Math.max(...perEndpoint)}`,
+      detail: `${r.detail}; ${r.load.acked} publishes (${(r.load.acked / Math.max(0.001, r.seconds)).toFixed(0)}/s); per endpoint (last round) ${Math.min(...perEndpoint)}–${Math.max(...perEndpoint)}; ${spread}`,
     });
   },
 };
