@@ -102,8 +102,26 @@ async function main(): Promise<void> {
     process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
   log(`scenarios: ${args.selected.map((s) => s.id).join(" ")}${args.quick ? " (quick)" : ""}; scratch ${workDir}`);
 
+  // Interrupted (Ctrl-C, SIGTERM): stop what the current scenario started (PostgreSQL is a daemon, it would
+  // outlive the bench), then leave.
+  let cleanups: (() => Promise<unknown> | unknown)[] = [];
+  let interrupted = false;
+  const interrupt = (signal: string) => {
+    interrupted = true;
+    log(`${signal}: stopping what this scenario started …`);
+    const pending = cleanups.reverse();
+    cleanups = [];
+    void (async () => {
+      for (const cleanup of pending) await Promise.resolve(cleanup()).catch(() => undefined);
+      if (!args.keep) rmSync(workDir, { recursive: true, force: true });
+      process.exit(130);
+    })();
+  };
+  process.once("SIGINT", () => interrupt("SIGINT"));
+  process.once("SIGTERM", () => interrupt("SIGTERM"));
+
   for (const scenario of args.selected) {
-    const cleanups: (() => Promise<unknown> | unknown)[] = [];
+    cleanups = [];
     const ctx: BenchContext = {
       quick: args.quick,
       profile: args.profile,
@@ -135,7 +153,7 @@ async function main(): Promise<void> {
         skipped: `failed: ${message.split("\n")[0]}`,
       });
     } finally {
-      for (const cleanup of cleanups.reverse()) {
+      for (const cleanup of cleanups.splice(0).reverse()) {
         try {
           await cleanup();
         } catch (error) {
@@ -143,6 +161,8 @@ async function main(): Promise<void> {
         }
       }
     }
+    // Interrupted: the handler is stopping the children and will exit; write no results from a torn run.
+    if (interrupted) await new Promise(() => {});
     const load1 = loadavg()[0]!;
     loads.push(`${scenario.id} ${load1.toFixed(1)}`);
     log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s (load average ${load1.toFixed(2)})`);
