@@ -3,20 +3,12 @@
  * answers once `queue.add` has been acknowledged by Redis; a Worker in the same process POSTs it to the
  * destination with undici, retrying (4 attempts, exponential backoff from 1 s) on a non-2xx or a network error.
  * Completed jobs are removed (like Ferry's delivered rows), failed ones kept (like Ferry's DLQ).
- * Env: BENCH_PORT, REDIS_PORT, BENCH_IOREDIS (path of the ioredis module), BENCH_WORKER_CONCURRENCY (default 100).
+ * bullmq and ioredis are not project dependencies: they are loaded by path (bench/lib/peer-deps.ts).
+ * Env: BENCH_PORT, REDIS_PORT, BENCH_BULLMQ and BENCH_IOREDIS (module paths), BENCH_WORKER_CONCURRENCY (default 100).
  */
 import { createRequire } from "node:module";
-import { Queue, Worker } from "bullmq";
 import Fastify from "fastify";
 import { Agent, request } from "undici";
-
-const require = createRequire(import.meta.url);
-// biome-ignore lint/suspicious/noExplicitAny: ioredis is loaded by path (see bench/lib/peer-deps.ts), untyped here
-const IORedis = require(process.env.BENCH_IOREDIS ?? "ioredis") as any;
-const redisPort = Number(process.env.REDIS_PORT);
-// BullMQ requires maxRetriesPerRequest: null on a Worker's connection.
-const connection = new IORedis({ host: "127.0.0.1", port: redisPort, maxRetriesPerRequest: null });
-const NAME = "deliveries";
 
 interface Job {
   url: string;
@@ -24,7 +16,29 @@ interface Job {
   contentType: string;
 }
 
-const queue = new Queue<Job>(NAME, {
+/** The part of BullMQ's API this app uses. */
+interface BullMQ {
+  Queue: new (
+    name: string,
+    opts: { connection: unknown; defaultJobOptions: Record<string, unknown> },
+  ) => { add(name: string, data: Job): Promise<{ id?: string }>; close(): Promise<void> };
+  Worker: new (
+    name: string,
+    processor: (job: { data: Job }) => Promise<void>,
+    opts: { connection: unknown; concurrency: number },
+  ) => { on(event: "error", listener: (error: Error) => void): void; close(): Promise<void> };
+}
+type IORedisClass = new (opts: Record<string, unknown>) => { disconnect(): void };
+
+const require = createRequire(import.meta.url);
+const { Queue, Worker } = require(process.env.BENCH_BULLMQ ?? "bullmq") as BullMQ;
+const IORedis = require(process.env.BENCH_IOREDIS ?? "ioredis") as IORedisClass;
+const redisPort = Number(process.env.REDIS_PORT);
+// BullMQ requires maxRetriesPerRequest: null on a Worker's connection.
+const connection = new IORedis({ host: "127.0.0.1", port: redisPort, maxRetriesPerRequest: null });
+const NAME = "deliveries";
+
+const queue = new Queue(NAME, {
   connection,
   defaultJobOptions: {
     attempts: 4,
@@ -35,7 +49,7 @@ const queue = new Queue<Job>(NAME, {
 });
 
 const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-const worker = new Worker<Job>(
+const worker = new Worker(
   NAME,
   async (job) => {
     const res = await request(job.data.url, {

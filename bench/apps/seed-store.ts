@@ -3,14 +3,24 @@
  * Ferry's own code: `loadConfig` (the same environment the server gets), `openStore`, `ensureDefaultAccount`, and
  * the publish path's `parsePublishConfig` + `buildMessages` to build each message, then `Store.messageInsertMany`
  * in batches (each message gets its CREATED log entry and usage, exactly as a publish would write it).
- * Run before the server starts, on the same DATABASE_URL. Prints one JSON line with the count and the time taken.
+ * Run before the server starts, on the same DATABASE_URL, with the code of the checkout under test. Prints one JSON line with the count and the time taken.
  */
-import { loadConfig } from "../../src/config.js";
-import { dialectFor } from "../../src/http/dialect.js";
-import { ensureDefaultAccount, limitsOf } from "../../src/services/accounts.js";
-import { buildMessages } from "../../src/services/publish.js";
-import { parsePublishConfig } from "../../src/domain/publish-config.js";
-import { openStore } from "../../src/store/open.js";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// Ferry's code is loaded from the checkout under test (BENCH_FERRY_ROOT, see --ferry-root), typed as this one's.
+const root = process.env.BENCH_FERRY_ROOT ?? new URL("../../", import.meta.url).pathname;
+const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, file)).href) as Promise<T>;
+const { loadConfig } = await load<typeof import("../../src/config.js")>("src/config.ts");
+const { dialectFor } = await load<typeof import("../../src/http/dialect.js")>("src/http/dialect.ts");
+const { ensureDefaultAccount, limitsOf } = await load<typeof import("../../src/services/accounts.js")>(
+  "src/services/accounts.ts",
+);
+const { buildMessages } = await load<typeof import("../../src/services/publish.js")>("src/services/publish.ts");
+const { parsePublishConfig } = await load<typeof import("../../src/domain/publish-config.js")>(
+  "src/domain/publish-config.ts",
+);
+const { openStore } = await load<typeof import("../../src/store/open.js")>("src/store/open.ts");
 
 const count = Number(process.env.SEED_COUNT ?? "1000000");
 const bodyBytes = Number(process.env.SEED_BODY_BYTES ?? "1024");

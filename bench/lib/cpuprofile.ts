@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { SourceMap } from "node:module";
+import { SourceMap, type SourceMapPayload } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -54,8 +54,9 @@ class TsxSources {
         if (!source?.includes("/src/")) continue;
         const mtime = statSync(path).mtimeMs;
         const known = maps.get(source);
-        // biome-ignore lint/suspicious/noExplicitAny: a source map payload as tsx stores it
-        if (!known || known.mtime < mtime) maps.set(source, { map: new SourceMap(entry.map as any), mtime });
+        if (!known || known.mtime < mtime) {
+          maps.set(source, { map: new SourceMap(entry.map as unknown as SourceMapPayload), mtime });
+        }
       } catch {
         // not a module entry
       }

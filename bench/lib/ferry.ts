@@ -17,6 +17,11 @@ export function setFerryRoot(dir: string | undefined): void {
   ferryRoot = dir;
 }
 
+/** The checkout under test (for children that load Ferry's code themselves, such as the P4 seeder). */
+export function getFerryRoot(): string | undefined {
+  return ferryRoot;
+}
+
 export interface FerryProcess {
   child: Child;
   origin: string;

@@ -179,9 +179,13 @@ export class CpuMeter {
 export async function run(
   command: string,
   args: string[],
-  opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+  opts: { timeoutMs?: number; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<{ code: number; output: string }> {
-  const child = spawn(command, args, { env: { ...process.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (d: Buffer) => {
     output += d.toString();

@@ -31,11 +31,11 @@ export class BenchReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<BenchReceiver> {
-    let receiver: BenchReceiver | undefined;
-    const server = createServer((req, res) => receiver!.handle(req, res));
+    const server = createServer();
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 70_000;
-    receiver = new BenchReceiver(server);
+    const receiver = new BenchReceiver(server);
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return receiver;
   }

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ferryEnv, newDataDir } from "../lib/ferry.js";
-import { freePort, startNodeChild, tail } from "../lib/proc.js";
+import { ferryEnv, getFerryRoot, newDataDir } from "../lib/ferry.js";
+import { freePort, repoRoot, startNodeChild, tail } from "../lib/proc.js";
 import { type BenchContext, pick, rounds, type Scenario } from "../lib/scenario.js";
 import { medianOf } from "../lib/stats.js";
 import { describeRound, type IngestRound, startIngestTarget } from "../lib/ingest.js";
@@ -12,7 +12,7 @@ async function seed(ctx: BenchContext, dataDir: string, count: number): Promise<
   const port = await freePort();
   const logPath = join(dataDir, "seed.log");
   const child = startNodeChild("seed-store", "bench/apps/seed-store.ts", {
-    env: { ...ferryEnv(dataDir, port), SEED_COUNT: String(count) },
+    env: { ...ferryEnv(dataDir, port), SEED_COUNT: String(count), BENCH_FERRY_ROOT: getFerryRoot() ?? repoRoot },
     logPath,
   });
   ctx.defer(() => child.stop());
