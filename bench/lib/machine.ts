@@ -10,13 +10,17 @@ function cpuModel(): string {
   }
 }
 
+/** A package's version from the checkout's node_modules, or from .tmp/bench-deps (peers installed on demand). */
 function packageVersion(name: string): string {
-  try {
-    const url = new URL(`../../node_modules/${name}/package.json`, import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-  } catch {
-    return "?";
+  for (const dir of ["../../node_modules/", "../../.tmp/bench-deps/node_modules/"]) {
+    try {
+      const url = new URL(`${dir}${name}/package.json`, import.meta.url);
+      return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+    } catch {
+      // try the next place
+    }
   }
+  return "(not installed yet)";
 }
 
 /** What the results file says about the machine and the software versions the figures come from. */
@@ -29,7 +33,7 @@ export function describeMachine(): Record<string, string> {
     "load average at start": loadavg()
       .map((l) => l.toFixed(2))
       .join(" "),
-    packages: ["fastify", "undici", "better-sqlite3", "autocannon", "bullmq", "pg-boss"]
+    packages: ["fastify", "undici", "better-sqlite3", "autocannon", "bullmq", "ioredis", "pg-boss"]
       .map((p) => `${p} ${packageVersion(p)}`)
       .join(", "),
   };
