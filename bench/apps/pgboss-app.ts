@@ -4,7 +4,7 @@
  * each to the destination with undici. A job whose delivery fails is failed alone (`boss.fail`), so pg-boss retries
  * it (retryLimit 3, retryDelay 1 s, exponential backoff); the rest of its batch completes.
  * pg-boss polls: a worker fetches a batch, handles it, and waits out the rest of its polling interval (0.5 s, the
- * minimum pg-boss allows). BENCH_PGBOSS_WORKERS workers (default 4) × batchSize BENCH_PGBOSS_BATCH (default 100).
+ * minimum pg-boss allows). BENCH_PGBOSS_WORKERS workers (default 4) × batchSize BENCH_PGBOSS_BATCH (default 500).
  * Env: BENCH_PORT, DATABASE_URL.
  */
 import Fastify from "fastify";
@@ -13,7 +13,7 @@ import { Agent, request } from "undici";
 
 const NAME = "deliveries";
 const WORKERS = Number(process.env.BENCH_PGBOSS_WORKERS ?? "4");
-const BATCH = Number(process.env.BENCH_PGBOSS_BATCH ?? "100");
+const BATCH = Number(process.env.BENCH_PGBOSS_BATCH ?? "500");
 
 interface Job {
   url: string;

@@ -1,10 +1,12 @@
 import { join } from "node:path";
 import { deliveryRun } from "../lib/delivery-run.js";
 import { makeBody } from "../lib/generator.js";
-import { freePort, startNodeChild, waitForHttp } from "../lib/proc.js";
+import { CpuMeter, freePort, startNodeChild, waitForHttp } from "../lib/proc.js";
 import { BenchReceiver } from "../lib/receiver.js";
 import { type BenchContext, pick, rounds, type Scenario } from "../lib/scenario.js";
-import { medianOf } from "../lib/stats.js";
+import { cpuPerMessage, medianOf } from "../lib/stats.js";
+import { cannon } from "../lib/cannon.js";
+import { CANNON_CONNECTIONS } from "./fastify.js";
 
 /** Publishers, messages and bounds shared by every end-to-end run (forwarder, P1, peers) so they compare. */
 export function endToEndLoad(ctx: BenchContext) {
@@ -55,6 +57,38 @@ export const forwarderScenario: Scenario = {
       value: r.deliveredPerSec,
       unit: "msg/s",
       detail: `${r.detail}; ${spread}`,
+    });
+
+    // The same forwarder under P2's generator (autocannon POSTs, acknowledgements/s): what an ingest path that
+    // stores nothing reaches, for reading P2's ratio to raw Fastify.
+    const seconds = pick(ctx, 5, 2);
+    const acks = await medianOf(
+      rounds(ctx),
+      async () => {
+        receiver.reset();
+        const cpu = new CpuMeter([child.pid]);
+        const shot = await cannon({
+          url: `${origin}/v2/publish/${receiver.url("/forwarded")}`,
+          connections: CANNON_CONNECTIONS,
+          seconds,
+          maxRequests: 2_000_000,
+          method: "POST",
+          headers: { "content-type": "application/octet-stream" },
+          body: load.body,
+        });
+        const cpuSeconds = cpu.read().servers;
+        await receiver.waitFor(shot.ok, 30_000); // its in-memory backlog drains before the next round
+        return { ...shot, cpuSeconds };
+      },
+      (x) => x.rps,
+    );
+    ctx.record({
+      key: "forwarder.acks",
+      scenario: "Ceiling",
+      metric: "bare forwarder, acknowledgements (as P2)",
+      value: acks.median.rps,
+      unit: "acks/s",
+      detail: `autocannon ${CANNON_CONNECTIONS} conns, ${seconds} s, ${acks.median.ok} acks; ${cpuPerMessage(acks.median.cpuSeconds, acks.median.ok)}; ${acks.spread}`,
     });
   },
 };

@@ -6,7 +6,7 @@ import { medianOf } from "../lib/stats.js";
 export const p2Scenario: Scenario = {
   id: "p2",
   title: "P2 durable ingest",
-  needs: ["fastify"],
+  needs: ["fastify", "forwarder"],
   async run(ctx) {
     const seconds = pick(ctx, 5, 2);
     const target = await startIngestTarget(ctx, { name: "p2" });
@@ -15,13 +15,14 @@ export const p2Scenario: Scenario = {
       () => target.round(seconds),
       (r) => r.rps,
     );
+    const forwarderAcks = ctx.value("forwarder.acks");
     ctx.record({
       key: "p2.acks",
       scenario: "P2 ingest",
       metric: "durable publish acknowledgements",
       value: median.rps,
       unit: "acks/s",
-      detail: `${describeRound(median, seconds)}; ${spread}`,
+      detail: `${describeRound(median, seconds)}; ${spread}${forwarderAcks ? `; ${(median.rps / forwarderAcks).toFixed(2)}× the bare forwarder's acks` : ""}`,
     });
   },
 };
