@@ -9,6 +9,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setFerryRoot } from "./lib/ferry.js";
 import { describeMachine } from "./lib/machine.js";
+import { NoiseMeter } from "./lib/noise.js";
 import { repoRoot, run } from "./lib/proc.js";
 import { judgeAll, markdownTable, textTable } from "./lib/report.js";
 import type { BenchContext, Measurement, Scenario } from "./lib/scenario.js";
@@ -139,8 +140,11 @@ async function main(): Promise<void> {
     };
     const t0 = Date.now();
     log(`${scenario.id}: ${scenario.title} …`);
+    const noise = new NoiseMeter(workDir);
+    let cpu: ReturnType<NoiseMeter["stop"]> | undefined;
     try {
       await scenario.run(ctx);
+      cpu = noise.stop();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log(`${scenario.id}: FAILED: ${message}`);
@@ -153,6 +157,7 @@ async function main(): Promise<void> {
         skipped: `failed: ${message.split("\n")[0]}`,
       });
     } finally {
+      cpu ??= noise.stop();
       for (const cleanup of cleanups.splice(0).reverse()) {
         try {
           await cleanup();
@@ -163,9 +168,9 @@ async function main(): Promise<void> {
     }
     // Interrupted: the handler is stopping the children and will exit; write no results from a torn run.
     if (interrupted) await new Promise(() => {});
-    const load1 = loadavg()[0]!;
-    loads.push(`${scenario.id} ${load1.toFixed(1)}`);
-    log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s (load average ${load1.toFixed(2)})`);
+    const busy = `bench ${cpu.ours.toFixed(2)}, others ${cpu.others.toFixed(2)}`;
+    loads.push(`| ${scenario.id} | ${cpu.ours.toFixed(2)} | ${cpu.others.toFixed(2)} |`);
+    log(`${scenario.id}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s (cores used: ${busy})`);
   }
 
   // Ferry against the best peer: P1's figure, compared with the peers measured in this run.
@@ -205,7 +210,13 @@ async function main(): Promise<void> {
       "swings ±25% between runs); the ratios are taken within this one run. Generator, receiver, servers and peers " +
       "share the 2 cores.",
     "",
-    `1-minute load average after each scenario (2 cores; above 2 means others were competing): ${loads.join(", ")}.`,
+    "Cores in use on average during each scenario (of 2): the bench's own processes (generator, receiver, " +
+      "servers, peers) and everything else on the machine. Where `others` is well above 0, the scenario's " +
+      "absolute figures (and latencies most of all) were disturbed.",
+    "",
+    "| Scenario | bench | others |",
+    "|---|---:|---:|",
+    ...loads,
     "",
     "## Results",
     "",
