@@ -2,22 +2,81 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newMessageId } from "../../src/domain/ids.js";
 import type { FlowControl, Message, NewMessage } from "../../src/domain/message.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Account, Store } from "../../src/store/store.js";
+import { postgresAvailable } from "../helpers/postgres.js";
+import { openPostgresTestStores } from "./adapters.js";
 
 /**
- * The claim's flow-control rules against the SQLite store, with time passed in explicitly. Two lease owners stand
- * for two nodes sharing the database: the limits must hold across them.
+ * The claim's flow-control rules against both stores, with time passed in explicitly. Two lease owners stand for
+ * two nodes sharing the database: the limits must hold across them. On PostgreSQL a second store (its own pool)
+ * is a second node for real, claiming concurrently.
  */
 const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
 
-let dir: string;
-let store: Store;
-let raw: Database.Database;
+interface Opened {
+  store: Store;
+  /** ACTIVE rows of the account, read from the database itself (not through the store). */
+  activeRows(accountId: string): Promise<number>;
+  /** Another store on the same database (PostgreSQL only): another node. */
+  more?: () => Promise<Store>;
+  /** A raw read on the same database (PostgreSQL only). */
+  sql?: (text: string, values?: unknown[]) => Promise<Record<string, unknown>[]>;
+  dispose(): Promise<void>;
+}
+
+const factories: { name: string; open(): Promise<Opened> }[] = [
+  {
+    name: "sqlite",
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "ferry-flow-"));
+      const path = join(dir, "ferry.db");
+      const store = openSqliteStore({ path, synchronous: "NORMAL" });
+      const raw = new Database(path, { readonly: true });
+      const active = raw.prepare("SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND state = 'ACTIVE'");
+      return {
+        store,
+        activeRows: async (accountId) => (active.get(accountId) as { n: number }).n,
+        dispose: async () => {
+          raw.close();
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  ...(postgresAvailable()
+    ? [
+        {
+          name: "postgres",
+          open: async (): Promise<Opened> => {
+            const db = await openPostgresTestStores();
+            const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+            const sql = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rows;
+            return {
+              store: db.store,
+              more: db.more,
+              sql,
+              activeRows: async (accountId) =>
+                Number(
+                  (await sql("SELECT count(*) AS n FROM messages WHERE account_id = $1 AND state = 'ACTIVE'", [accountId]))[0]!
+                    .n,
+                ),
+              dispose: async () => {
+                await pool.end();
+                await db.dispose();
+              },
+            };
+          },
+        },
+      ]
+    : []),
+];
 
 function account(id: string, plan: Account["plan"]): Account {
   return {
@@ -52,7 +111,12 @@ function message(accountId: string, now: number, flowControl?: FlowControl): New
   return m;
 }
 
-async function insert(n: number, accountId: string, now: number, fc?: FlowControl, leaseOwner?: string) {
+for (const factory of factories) {
+describe(`flow control: ${factory.name}`, () => {
+let opened: Opened;
+let store: Store;
+
+async function insert(n: number, accountId: string, now: number, fc?: FlowControl, leaseOwner?: string, into = store) {
   const items = Array.from({ length: n }, () => {
     const item: Parameters<Store["messageInsertMany"]>[0]["items"][number] = { message: message(accountId, now, fc) };
     if (leaseOwner) {
@@ -61,14 +125,14 @@ async function insert(n: number, accountId: string, now: number, fc?: FlowContro
     }
     return item;
   });
-  return store.messageInsertMany({ items, now, dedupWindowMs: 0 });
+  return into.messageInsertMany({ items, now, dedupWindowMs: 0 });
 }
 
-const claim = (owner: string, now: number, limit = 100) =>
-  store.messageLeaseDue({ now, limit, owner, leaseUntil: now + LEASE });
+const claim = (owner: string, now: number, limit = 100, from = store) =>
+  from.messageLeaseDue({ now, limit, owner, leaseUntil: now + LEASE });
 
-const finish = (m: Message, now: number) =>
-  store.messageFinish({
+const finish = (m: Message, now: number, on = store) =>
+  on.messageFinish({
     message: m,
     owner: m.leaseOwner!,
     now,
@@ -77,25 +141,16 @@ const finish = (m: Message, now: number) =>
     newMessages: [],
   });
 
-const activeRows = (accountId: string) =>
-  (
-    raw.prepare("SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND state = 'ACTIVE'").get(accountId) as {
-      n: number;
-    }
-  ).n;
+const activeRows = (accountId: string) => opened.activeRows(accountId);
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "ferry-flow-"));
-  const path = join(dir, "ferry.db");
-  store = openSqliteStore({ path, synchronous: "NORMAL" });
-  raw = new Database(path, { readonly: true });
+  opened = await factory.open();
+  store = opened.store;
   await store.accountInsert({ account: account("acc-paid", "paid") });
   await store.accountInsert({ account: account("acc-free", "free") });
 });
 afterEach(async () => {
-  raw.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await opened.dispose();
 });
 
 describe("parallelism per key", () => {
@@ -132,7 +187,7 @@ describe("parallelism per key", () => {
     for (let round = 0; round < 10 && delivered.size < 3; round++) {
       const batch = await claim("node-b", now);
       expect(batch.length).toBeLessThanOrEqual(1);
-      expect(activeRows("acc-paid")).toBeLessThanOrEqual(1);
+      expect(await activeRows("acc-paid")).toBeLessThanOrEqual(1);
       for (const m of batch) {
         delivered.add(m.id);
         await finish(m, now);
@@ -223,14 +278,17 @@ describe("global parallelism", () => {
     await finish(claimed[1]!, T0 + 1);
     expect(await claim("node-a", T0 + 1)).toHaveLength(2);
     expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(10);
-    expect(activeRows("acc-free")).toBe(10);
+    expect(await activeRows("acc-free")).toBe(10);
 
     // Rescued leases leave ACTIVE: the counter follows every path, not only the claim and finish.
     await store.messageReleaseLeases({ now: T0 + LEASE + 2, expiredOnly: true, exceptOwner: "x" });
     expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(0);
-    expect(activeRows("acc-free")).toBe(0);
+    expect(await activeRows("acc-free")).toBe(0);
     const reclaimed = await claim("node-a", T0 + LEASE + 2);
     expect(reclaimed.filter((m) => m.accountId === "acc-free")).toHaveLength(10);
-    expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(activeRows("acc-free"));
+    expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(await activeRows("acc-free"));
   });
 });
+
+});
+}

@@ -1,6 +1,8 @@
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openPgContext, type PgStoreOptions } from "./context.js";
+import { dlqQueries } from "./dlq.js";
+import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
@@ -27,6 +29,8 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...dlqQueries(ctx),
+    ...flowControlQueries(ctx),
   };
   return complete(store);
 }
