@@ -85,7 +85,10 @@ const countActive = {
       JOIN unnest($2::text[], $3::text[]) AS u(account_id, key) ON m.account_id = u.account_id AND m.flow_key = u.key
       WHERE m.state = 'ACTIVE' AND m.flow_key IS NOT NULL GROUP BY m.account_id, m.flow_key`,
 };
-/** Releases waiting rows oldest first: `room` per key (key = NULL: the account's global wait list). */
+/**
+ * Releases waiting rows oldest first: `room` per key (key = NULL: the account's global wait list). The state is
+ * checked again on the row itself: a row changed by another transaction meanwhile is re-read after its lock.
+ */
 const release = {
   name: "ferry_flow_release",
   text: `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) AS r(account_id, key, room)),
@@ -98,7 +101,7 @@ const release = {
         SELECT m.seq FROM messages m WHERE r.key IS NULL AND m.state = 'WAITING' AND m.wait_reason = 'global'
           AND m.account_id = r.account_id ORDER BY m.seq LIMIT r.room) w)
     UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, wait_reason = NULL
-    WHERE seq IN (SELECT seq FROM picked)`,
+    WHERE seq IN (SELECT seq FROM picked) AND state = 'WAITING'`,
 };
 /** Same shape as the foundation's claim (partial index messages_due); `$3` are candidates left for another claim. */
 const candidates = {
