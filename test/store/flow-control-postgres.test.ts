@@ -81,7 +81,14 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
   const claim = (from: Store, owner: string, now: number, limit = 100) =>
     from.messageLeaseDue({ now, limit, owner, leaseUntil: now + LEASE });
   const finish = (on: Store, m: Message, now: number) =>
-    on.messageFinish({ message: m, owner: m.leaseOwner!, now, outcome: { kind: "delivered" }, logs: [], newMessages: [] });
+    on.messageFinish({
+      message: m,
+      owner: m.leaseOwner!,
+      now,
+      outcome: { kind: "delivered" },
+      logs: [],
+      newMessages: [],
+    });
 
   /** Another node's transaction, held open until the test ends it. */
   async function openTransaction() {
@@ -115,7 +122,8 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     const now = () => Date.now();
     const expected = new Set<string>();
     for (const key of keys) {
-      for (const r of await insert(nodes[keys.indexOf(key) % 2]!, 30, "acc-free", now(), { key, parallelism: 3, periodSec: 1 })) {
+      const fc = { key, parallelism: 3, periodSec: 1 };
+      for (const r of await insert(nodes[keys.indexOf(key) % 2]!, 30, "acc-free", now(), fc)) {
         expected.add(r.messageId);
       }
     }

@@ -185,7 +185,8 @@ class ClaimRun {
         accountRows.push(...(await tx.query<(typeof accountRows)[number]>(lockAccounts(skip), [missing])));
       }
     }
-    const held = (accountId: string) => this.accounts.has(accountId) || accountRows.some((r) => r.account_id === accountId);
+    const held = (accountId: string) =>
+      this.accounts.has(accountId) || accountRows.some((r) => r.account_id === accountId);
     const wantedKeys = new Map<string, (typeof keys)[number]>();
     for (const k of keys) {
       const id = slotKey(k.accountId, k.key);
@@ -195,7 +196,8 @@ class ClaimRun {
     const keyRows: FlowKeyRow[] = [];
     if (wantedKeys.size > 0) {
       const list = [...wantedKeys.values()];
-      keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), [list.map((k) => k.accountId), list.map((k) => k.key)])));
+      const ids = [list.map((k) => k.accountId), list.map((k) => k.key)];
+      keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), ids)));
       const found = new Set(keyRows.map((r) => slotKey(r.account_id, r.key)));
       const missing = list.filter((k) => k.config !== undefined && !found.has(slotKey(k.accountId, k.key)));
       if (missing.length > 0) {

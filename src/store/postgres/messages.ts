@@ -90,7 +90,11 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       }
       const leased = item.leaseOwner !== undefined && (await fastPathAllowed(m));
       const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      rows.push({ message: stored, leaseOwner: leased ? item.leaseOwner! : null, leaseUntil: leased ? item.leaseUntil! : null });
+      rows.push({
+        message: stored,
+        leaseOwner: leased ? item.leaseOwner! : null,
+        leaseUntil: leased ? item.leaseUntil! : null,
+      });
       const message: Message = { ...stored, cancelRequested: false };
       if (leased) {
         message.leaseOwner = item.leaseOwner!;
