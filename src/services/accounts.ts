@@ -108,15 +108,9 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
     if (!config.token) generated.token = account.token;
     if (!config.currentSigningKey) generated.currentSigningKey = account.currentSigningKey;
     if (!config.nextSigningKey) generated.nextSigningKey = account.nextSigningKey;
-    try {
-      await store.accountInsert({ account });
-      return { account, generated };
-    } catch (error) {
-      // Several nodes starting together on one empty database: another one created it first; use that one.
-      const winner = await store.accountFirst();
-      if (!winner) throw error;
-      return ensureDefaultAccount(config, store, now);
-    }
+    if (await store.accountInsertDefault({ account })) return { account, generated };
+    // Several nodes starting together on one empty database: another one created it first; use that one.
+    return ensureDefaultAccount(config, store, now);
   }
   const patch: AccountPatch = {};
   if (config.token && config.token !== existing.token) patch.token = config.token;

@@ -162,6 +162,11 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
   accountGetByToken(p: { token: string }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
+  /**
+   * Inserts the default account unless an account exists already; false when one did. Atomic across nodes: several
+   * nodes starting together on an empty database insert one default account, not one each.
+   */
+  accountInsertDefault(p: { account: Account }): Promise<boolean>;
   /** Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account. */
   accountUpdate(p: { id: string; patch: AccountPatch }): Promise<Account>;
   /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */

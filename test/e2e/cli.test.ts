@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /**
  * `ferry customers create` run as a real child process (`node bin/ferry.mjs`) against the database of a running
- * server: SQLite WAL and the busy timeout let both write. The printed credentials are then used over HTTP.
+ * server (its own DATABASE_URL: SQLite, where WAL and the busy timeout let both write, or PostgreSQL). The printed
+ * credentials are then used over HTTP.
  */
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let server: TestServer;
@@ -33,7 +34,7 @@ function ferry(args: string[], env: Record<string, string> = {}): Promise<Run> {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "",
-          DATABASE_URL: `sqlite:${join(server.dataDir, "ferry.db")}`,
+          DATABASE_URL: server.ferry.services.config.databaseUrl,
           FERRY_LOG_LEVEL: "silent",
           ...env,
         },

@@ -111,4 +111,19 @@ describe("dead letter queue filters with real entries", () => {
     await waitUntil(async () => (await list("queueName=dlq-queue")).length === 1, { what: "queue DLQ entry" });
     expect((await list("queueName=dlq-queue"))[0]!.url).toBe(failing.url("/q"));
   });
+
+  it("filters by flowControlKey and echoes the key's settings in the record", async () => {
+    const failing = await receiver();
+    failing.setDefault({ status: 500 });
+    const res = await server.call("POST", `/v2/publish/${failing.url("/fc")}`, {
+      headers: { "svc-retries": "0", "svc-flow-control-key": "dlq-key", "svc-flow-control-value": "parallelism=2, rate=7, period=1m" },
+      body: "f",
+    });
+    const entries = await waitUntil(async () => {
+      const list = (await server.call("GET", "/v2/dlq?flowControlKey=dlq-key")).json.messages as Record<string, unknown>[];
+      return list.length === 1 ? list : undefined;
+    });
+    expect(entries[0]).toMatchObject({ messageId: res.json.messageId, flowControlKey: "dlq-key", parallelism: 2, rate: 7, period: 60 });
+    expect((await server.call("GET", "/v2/dlq?flowControlKey=other-key")).json.messages).toEqual([]);
+  });
 });

@@ -1,40 +1,28 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newMessageId } from "../../src/domain/ids.js";
+import { logEntry } from "../../src/domain/log.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import type { NewSchedule } from "../../src/store/schedule-store.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
+import { postgresAvailable } from "../helpers/postgres.js";
+import { adapters, openPostgresTestStores } from "./adapters.js";
 
-/** Schedule store rules every adapter must keep (a fresh database per test). */
-let dir: string;
-let store: Store;
+/** Schedule store rules every adapter must keep (a fresh database per test), then PostgreSQL with several nodes. */
 const T = Date.UTC(2030, 0, 7, 12, 0, 0);
 const MIN = 60_000;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "ferry-store-"));
-  store = openSqliteStore({ path: join(dir, "ferry.db"), synchronous: "NORMAL" });
-  await store.accountInsert({
-    account: {
-      id: "acc",
-      customerId: "c",
-      token: "tok",
-      password: "p",
-      currentSigningKey: "sig_a",
-      nextSigningKey: "sig_b",
-      plan: "paid",
-      state: "active",
-      active: true,
-      createdAt: T,
-    },
-  });
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+const account = (id: string) => ({
+  id,
+  customerId: "c",
+  token: `tok-${id}`,
+  password: "p",
+  currentSigningKey: "sig_a",
+  nextSigningKey: "sig_b",
+  plan: "paid" as const,
+  state: "active",
+  active: true,
+  createdAt: T,
 });
 
 function schedule(id: string, patch: Partial<NewSchedule> = {}): NewSchedule {
@@ -52,7 +40,7 @@ function schedule(id: string, patch: Partial<NewSchedule> = {}): NewSchedule {
   };
 }
 
-function message(scheduleId: string): NewMessage {
+function message(scheduleId: string, dueAt = T + MIN): NewMessage {
   return {
     id: newMessageId(),
     accountId: "acc",
@@ -63,98 +51,391 @@ function message(scheduleId: string): NewMessage {
     spec: { method: "POST", headers: {}, retries: 3 },
     createdAt: T + MIN,
     notBefore: 0,
-    dueAt: T + MIN,
+    dueAt,
     retried: 0,
     scheduleId,
   };
 }
 
-describe("schedule store", () => {
-  it("claims a tick once: the second claim of the same tick writes nothing", async () => {
-    expect(await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 })).toBe("created");
-    const [due] = await store.scheduleListDue({ now: T + MIN, limit: 10 });
-    const claim = {
-      accountId: "acc",
-      id: "s1",
-      revision: due!.revision,
-      dueAt: T + MIN,
-      nextRunAt: T + 2 * MIN,
-      firedAt: T + MIN,
-      now: T + MIN,
-    };
-    const m1 = message("s1");
-    const m2 = message("s1");
-    const [a, b] = await Promise.all([
-      store.scheduleFire({ ...claim, messages: [m1] }),
-      store.scheduleFire({ ...claim, messages: [m2] }),
-    ]);
-    expect([a, b]).toEqual([true, false]);
-    expect(await store.messageGet({ accountId: "acc", id: m1.id })).toBeDefined();
-    expect(await store.messageGet({ accountId: "acc", id: m2.id })).toBeUndefined();
-    const s = await store.scheduleGet({ accountId: "acc", id: "s1" });
-    expect(s).toMatchObject({
-      lastRunAt: T + MIN,
-      nextRunAt: T + 2 * MIN,
-      lastMessageIds: [m1.id],
-      lastStates: { [m1.id]: "IN_PROGRESS" },
-    });
-    expect(await store.scheduleListDue({ now: T + MIN, limit: 10 })).toEqual([]);
-  });
+/** The claim of tick `dueAt` (default: the first minute) as the scheduler plans it from `revision`. */
+function tick(id: string, revision: string, dueAt = T + MIN) {
+  return { accountId: "acc", id, revision, dueAt, nextRunAt: dueAt + MIN, firedAt: dueAt, now: dueAt };
+}
 
-  it("refuses a claim planned from a revision that was overwritten, paused or resumed since", async () => {
-    await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
-    const [before] = await store.scheduleListDue({ now: T + MIN, limit: 10 });
-    expect(
+for (const adapter of adapters) {
+  describe(`schedule store: ${adapter.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, dispose } = await adapter.open());
+      await store.accountInsert({ account: account("acc") });
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    const revisionOf = async (id: string) => (await store.scheduleGet({ accountId: "acc", id }))!.revision;
+
+    it("stores every field and reads it back, scoped to the account", async () => {
+      const body = Buffer.from([0, 1, 2, 255]);
+      const spec = { method: "PUT", headers: {}, retries: 1 };
+      const s = schedule("s1", { body, queueName: "q", delayMs: 5000, spec });
+      expect(await store.scheduleUpsert({ schedule: s, maxSchedules: 10 })).toBe("created");
+      const got = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(got).toMatchObject({
+        id: "s1",
+        accountId: "acc",
+        destination: s.destination,
+        cron: "* * * * *",
+        spec: s.spec,
+        delayMs: 5000,
+        queueName: "q",
+        callerIp: "10.0.0.1",
+        paused: false,
+        createdAt: T,
+        nextRunAt: T + MIN,
+        lastMessageIds: [],
+        lastStates: {},
+      });
+      expect(got!.body!.equals(body)).toBe(true);
+      expect(got!.lastRunAt).toBeUndefined();
+      expect(got!.error).toBeUndefined();
+      expect(await store.scheduleGet({ accountId: "other", id: "s1" })).toBeUndefined();
+      expect(await store.scheduleGet({ accountId: "acc", id: "nope" })).toBeUndefined();
+    });
+
+    it("lists oldest first (ties by id, byte order) and deletes", async () => {
+      for (const [id, createdAt] of [
+        ["b", T],
+        ["a", T + 1],
+        ["B", T],
+        ["_", T],
+      ] as const) {
+        await store.scheduleUpsert({ schedule: schedule(id, { createdAt }), maxSchedules: 10 });
+      }
+      expect((await store.scheduleList({ accountId: "acc" })).map((s) => s.id)).toEqual(["B", "_", "b", "a"]);
+      expect(await store.scheduleDelete({ accountId: "acc", id: "b" })).toBe(true);
+      expect(await store.scheduleDelete({ accountId: "acc", id: "b" })).toBe(false);
+      expect(await store.scheduleDelete({ accountId: "other", id: "a" })).toBe(false);
+      expect((await store.scheduleList({ accountId: "acc" })).map((s) => s.id)).toEqual(["B", "_", "a"]);
+    });
+
+    it("claims a tick once: the second claim of the same tick writes nothing", async () => {
+      expect(await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 })).toBe("created");
+      const [due] = await store.scheduleListDue({ now: T + MIN, limit: 10 });
+      const m1 = message("s1");
+      const m2 = message("s1");
+      const [a, b] = await Promise.all([
+        store.scheduleFire({ ...tick("s1", due!.revision), messages: [m1] }),
+        store.scheduleFire({ ...tick("s1", due!.revision), messages: [m2] }),
+      ]);
+      expect([a, b]).toEqual([true, false]);
+      expect(await store.messageGet({ accountId: "acc", id: m1.id })).toMatchObject({
+        state: "CREATED",
+        scheduleId: "s1",
+      });
+      expect(await store.messageGet({ accountId: "acc", id: m2.id })).toBeUndefined();
+      const s = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(s).toMatchObject({
+        lastRunAt: T + MIN,
+        nextRunAt: T + 2 * MIN,
+        lastMessageIds: [m1.id],
+        lastStates: { [m1.id]: "IN_PROGRESS" },
+      });
+      expect(await store.scheduleListDue({ now: T + MIN, limit: 10 })).toEqual([]);
+      // The tick's messages were inserted like a publish: with their CREATED log entry.
+      const { logs } = await store.logList({
+        accountId: "acc",
+        filter: { messageIds: [m1.id, m2.id] },
+        count: 10,
+        order: "earliestFirst",
+      });
+      expect(logs.map((l) => [l.messageId, l.state])).toEqual([[m1.id, "CREATED"]]);
+      // And they are claimable at once.
+      const leased = await store.messageLeaseDue({ now: T + MIN, limit: 10, owner: "A", leaseUntil: T + 2 * MIN });
+      expect(leased.map((m) => m.id)).toEqual([m1.id]);
+    });
+
+    it("lists due schedules earliest first, paused ones too, never those that will not fire again", async () => {
+      await store.scheduleUpsert({ schedule: schedule("late", { nextRunAt: T + 2 * MIN }), maxSchedules: 10 });
+      await store.scheduleUpsert({ schedule: schedule("early", { nextRunAt: T + MIN }), maxSchedules: 10 });
+      await store.scheduleUpsert({ schedule: schedule("never", { nextRunAt: undefined }), maxSchedules: 10 });
+      await store.scheduleUpsert({ schedule: schedule("future", { nextRunAt: T + 3 * MIN }), maxSchedules: 10 });
+      await store.scheduleSetPaused({ accountId: "acc", id: "late", paused: true });
+      const due = await store.scheduleListDue({ now: T + 2 * MIN, limit: 10 });
+      expect(due.map((s) => [s.id, s.paused])).toEqual([
+        ["early", false],
+        ["late", true],
+      ]);
+      expect((await store.scheduleListDue({ now: T + 2 * MIN, limit: 1 })).map((s) => s.id)).toEqual(["early"]);
+      expect((await store.scheduleGet({ accountId: "acc", id: "never" }))!.nextRunAt).toBeUndefined();
+    });
+
+    it("refuses a claim planned from a revision that was overwritten, paused or resumed since", async () => {
+      await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+      const before = await revisionOf("s1");
+      expect(
+        await store.scheduleUpsert({
+          schedule: schedule("s1", { destination: "http://127.0.0.1:9/new" }),
+          maxSchedules: 10,
+        }),
+      ).toBe("replaced");
+      expect(await store.scheduleFire({ ...tick("s1", before), messages: [message("s1")] })).toBe(false);
+
+      const current = await revisionOf("s1");
+      expect(await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: true })).toBe(true);
+      expect(await store.scheduleFire({ ...tick("s1", current), messages: [message("s1")] })).toBe(false);
+      const paused = await revisionOf("s1");
+      expect(await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: false, nextRunAt: T + MIN })).toBe(
+        true,
+      );
+      expect(await store.scheduleFire({ ...tick("s1", paused), messages: [message("s1")] })).toBe(false);
+      expect(await store.scheduleSetPaused({ accountId: "acc", id: "nope", paused: true })).toBe(false);
+      expect(await store.scheduleSetPaused({ accountId: "other", id: "s1", paused: true })).toBe(false);
+      // Deleted and re-created under the same id: the old plan does not fire the new schedule.
+      const live = await revisionOf("s1");
+      await store.scheduleDelete({ accountId: "acc", id: "s1" });
+      expect(await store.scheduleFire({ ...tick("s1", live), messages: [message("s1")] })).toBe(false);
+      await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+      expect(await store.scheduleFire({ ...tick("s1", live), messages: [message("s1")] })).toBe(false);
+      expect(await store.scheduleFire({ ...tick("s1", await revisionOf("s1")), messages: [message("s1")] })).toBe(
+        true,
+      );
+    });
+
+    it("pauses and resumes idempotently: a resume of an active schedule keeps its tick", async () => {
+      await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+      const active = await revisionOf("s1");
+      expect(await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: false, nextRunAt: T + 9 * MIN })).toBe(
+        true,
+      );
+      expect(await store.scheduleGet({ accountId: "acc", id: "s1" })).toMatchObject({
+        paused: false,
+        revision: active,
+        nextRunAt: T + MIN,
+      });
+      await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: true });
+      const paused = await revisionOf("s1");
+      expect(paused).not.toBe(active);
+      await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: true });
+      expect(await store.scheduleGet({ accountId: "acc", id: "s1" })).toMatchObject({
+        paused: true,
+        revision: paused,
+        nextRunAt: T + MIN,
+      });
+      await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: false, nextRunAt: T + 5 * MIN });
+      const resumed = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(resumed).toMatchObject({ paused: false, nextRunAt: T + 5 * MIN });
+      expect(resumed!.revision).not.toBe(paused);
+    });
+
+    it("moves a skipped tick without touching the last run; records and then clears a tick's error", async () => {
+      await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+      const m = message("s1");
+      expect(await store.scheduleFire({ ...tick("s1", await revisionOf("s1")), messages: [m] })).toBe(true);
+      // A skipped tick (too old, or paused): the stored tick moves on, the last run stays.
+      const revision = await revisionOf("s1");
+      const skip = { accountId: "acc", id: "s1", revision, dueAt: T + 2 * MIN, now: T + 9 * MIN };
+      expect(await store.scheduleFire({ ...skip, nextRunAt: T + 10 * MIN, messages: [] })).toBe(true);
+      expect(await store.scheduleGet({ accountId: "acc", id: "s1" })).toMatchObject({
+        nextRunAt: T + 10 * MIN,
+        lastRunAt: T + MIN,
+        lastMessageIds: [m.id],
+      });
+      // A tick that published nothing (its URL group is gone) records why.
+      const failed = { ...tick("s1", await revisionOf("s1"), T + 10 * MIN), error: "url group g not found" };
+      expect(await store.scheduleFire({ ...failed, messages: [] })).toBe(true);
+      const afterError = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(afterError).toMatchObject({ lastRunAt: T + 10 * MIN, lastMessageIds: [], error: "url group g not found" });
+      const next = message("s1", T + 11 * MIN);
+      expect(
+        await store.scheduleFire({ ...tick("s1", await revisionOf("s1"), T + 11 * MIN), messages: [next] }),
+      ).toBe(true);
+      const ok = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(ok).toMatchObject({ lastRunAt: T + 11 * MIN, lastMessageIds: [next.id] });
+      expect(ok!.error).toBeUndefined();
+      // A last tick: nothing stored as due any more.
+      const last = { ...tick("s1", await revisionOf("s1"), T + 12 * MIN), nextRunAt: undefined };
+      expect(await store.scheduleFire({ ...last, messages: [] })).toBe(true);
+      expect((await store.scheduleGet({ accountId: "acc", id: "s1" }))!.nextRunAt).toBeUndefined();
+      expect(await store.scheduleListDue({ now: T + 99 * MIN, limit: 10 })).toEqual([]);
+    });
+
+    it("an overwrite replaces every field and resets the history", async () => {
       await store.scheduleUpsert({
-        schedule: schedule("s1", { destination: "http://127.0.0.1:9/new" }),
+        schedule: schedule("s1", { queueName: "q", body: Buffer.from("x"), delayMs: 7 }),
         maxSchedules: 10,
-      }),
-    ).toBe("replaced");
-    const stale = {
-      accountId: "acc",
-      id: "s1",
-      revision: before!.revision,
-      dueAt: T + MIN,
-      nextRunAt: T + 2 * MIN,
-      firedAt: T + MIN,
-      now: T + MIN,
-    };
-    expect(await store.scheduleFire({ ...stale, messages: [message("s1")] })).toBe(false);
-
-    const [current] = await store.scheduleListDue({ now: T + MIN, limit: 10 });
-    expect(await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: true })).toBe(true);
-    expect(await store.scheduleFire({ ...stale, revision: current!.revision, messages: [message("s1")] })).toBe(false);
-    expect(await store.scheduleSetPaused({ accountId: "acc", id: "nope", paused: true })).toBe(false);
-  });
-
-  it("counts max_schedules in the write, but lets an existing id be replaced", async () => {
-    expect(await store.scheduleUpsert({ schedule: schedule("a"), maxSchedules: 2 })).toBe("created");
-    expect(await store.scheduleUpsert({ schedule: schedule("b"), maxSchedules: 2 })).toBe("created");
-    const results = await Promise.all([
-      store.scheduleUpsert({ schedule: schedule("c"), maxSchedules: 2 }),
-      store.scheduleUpsert({ schedule: schedule("b"), maxSchedules: 2 }),
-    ]);
-    expect(results).toEqual(["quota_exceeded", "replaced"]);
-    expect((await store.scheduleList({ accountId: "acc" })).map((s) => s.id)).toEqual(["a", "b"]);
-    expect(await store.scheduleList({ accountId: "other" })).toEqual([]);
-  });
-
-  it("derives the last tick's states from the hot table and the final log entry", async () => {
-    await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
-    const [due] = await store.scheduleListDue({ now: T + MIN, limit: 10 });
-    const m = message("s1");
-    await store.scheduleFire({
-      accountId: "acc",
-      id: "s1",
-      revision: due!.revision,
-      dueAt: T + MIN,
-      nextRunAt: T + 2 * MIN,
-      firedAt: T + MIN,
-      messages: [m],
-      now: T + MIN,
+      });
+      await store.scheduleFire({ ...tick("s1", await revisionOf("s1")), messages: [message("s1")], error: "e" });
+      await store.scheduleSetPaused({ accountId: "acc", id: "s1", paused: true });
+      await store.scheduleUpsert({
+        schedule: schedule("s1", { cron: "*/5 * * * *", createdAt: T + 3 * MIN, nextRunAt: T + 5 * MIN }),
+        maxSchedules: 1,
+      });
+      const s = await store.scheduleGet({ accountId: "acc", id: "s1" });
+      expect(s).toMatchObject({
+        cron: "*/5 * * * *",
+        delayMs: 0,
+        paused: false,
+        createdAt: T + 3 * MIN,
+        nextRunAt: T + 5 * MIN,
+        lastMessageIds: [],
+        lastStates: {},
+      });
+      for (const field of ["queueName", "body", "lastRunAt", "error"] as const) expect(s![field]).toBeUndefined();
     });
-    expect((await store.scheduleGet({ accountId: "acc", id: "s1" }))!.lastStates).toEqual({ [m.id]: "IN_PROGRESS" });
-    await store.messageCancel({ accountId: "acc", now: T + MIN, filter: { messageIds: [m.id] } });
-    expect((await store.scheduleGet({ accountId: "acc", id: "s1" }))!.lastStates).toEqual({ [m.id]: "FAIL" });
+
+    it("counts max_schedules in the write, but lets an existing id be replaced", async () => {
+      expect(await store.scheduleUpsert({ schedule: schedule("a"), maxSchedules: 2 })).toBe("created");
+      expect(await store.scheduleUpsert({ schedule: schedule("b"), maxSchedules: 2 })).toBe("created");
+      const results = await Promise.all([
+        store.scheduleUpsert({ schedule: schedule("c"), maxSchedules: 2 }),
+        store.scheduleUpsert({ schedule: schedule("b"), maxSchedules: 2 }),
+      ]);
+      expect(results).toEqual(["quota_exceeded", "replaced"]);
+      expect((await store.scheduleList({ accountId: "acc" })).map((s) => s.id)).toEqual(["a", "b"]);
+      expect(await store.scheduleList({ accountId: "other" })).toEqual([]);
+      // Counted per account.
+      await store.accountInsert({ account: account("acc2") });
+      expect(await store.scheduleUpsert({ schedule: schedule("a", { accountId: "acc2" }), maxSchedules: 1 })).toBe(
+        "created",
+      );
+      // Several creates in one go (one group-commit turn) still count one after the other.
+      const burst = await Promise.all(
+        ["x", "y", "z"].map((id) => store.scheduleUpsert({ schedule: schedule(id), maxSchedules: 4 })),
+      );
+      expect(burst).toEqual(["created", "created", "quota_exceeded"]);
+    });
+
+    it("derives the last tick's states from the hot table and the final log entry", async () => {
+      await store.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+      const delivered = message("s1");
+      const canceled = message("s1");
+      const pending = message("s1", T + 5 * MIN);
+      await store.scheduleFire({ ...tick("s1", await revisionOf("s1")), messages: [delivered, canceled, pending] });
+      const states = async () => (await store.scheduleGet({ accountId: "acc", id: "s1" }))!.lastStates;
+      expect(await states()).toEqual({
+        [delivered.id]: "IN_PROGRESS",
+        [canceled.id]: "IN_PROGRESS",
+        [pending.id]: "IN_PROGRESS",
+      });
+      await store.messageCancel({ accountId: "acc", now: T + MIN, filter: { messageIds: [canceled.id] } });
+      const [leased] = await store.messageLeaseDue({ now: T + MIN, limit: 10, owner: "A", leaseUntil: T + 2 * MIN });
+      expect(leased!.id).toBe(delivered.id);
+      await store.messageFinish({
+        message: leased!,
+        owner: "A",
+        now: T + MIN,
+        outcome: { kind: "delivered" },
+        logs: [logEntry(leased!, "DELIVERED", T + MIN)],
+        newMessages: [],
+      });
+      expect(await states()).toEqual({
+        [delivered.id]: "SUCCESS",
+        [canceled.id]: "FAIL",
+        [pending.id]: "IN_PROGRESS",
+      });
+      // The list derives the same states.
+      expect((await store.scheduleList({ accountId: "acc" }))[0]!.lastStates).toEqual(await states());
+    });
+  });
+}
+
+describe.runIf(postgresAvailable())("schedule store: several PostgreSQL nodes on one database", () => {
+  let a: Store;
+  let b: Store;
+  let url: string;
+  let dispose: () => Promise<void>;
+  beforeEach(async () => {
+    const opened = await openPostgresTestStores();
+    a = opened.store;
+    b = await opened.more();
+    url = opened.url;
+    dispose = opened.dispose;
+    await a.accountInsert({ account: account("acc") });
+  });
+  afterEach(async () => {
+    await dispose();
+  });
+
+  it("fires each tick once when two nodes claim every due schedule at once, in opposite orders", async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+    for (const id of ids) await a.scheduleUpsert({ schedule: schedule(id), maxSchedules: 100 });
+    const fired = new Map<string, string[]>();
+    // Each node plans from its own read, then claims; one node in reverse order, so group commit puts the two
+    // nodes' claims into their transactions in opposite orders (where plain row waits could deadlock).
+    const node = async (store: Store, name: string, reverse: boolean) => {
+      const due = await store.scheduleListDue({ now: T + MIN, limit: 100 });
+      if (reverse) due.reverse();
+      await Promise.all(
+        due.map(async (s) => {
+          if (await store.scheduleFire({ ...tick(s.id, s.revision), messages: [message(s.id)] })) {
+            fired.set(s.id, [...(fired.get(s.id) ?? []), name]);
+          }
+        }),
+      );
+    };
+    await Promise.all([node(a, "A", false), node(b, "B", true)]);
+    // Every tick fired, each once: a claim that lost (or skipped a row being claimed) inserted nothing.
+    expect([...fired.keys()].sort()).toEqual(ids);
+    for (const [, by] of fired) expect(by).toHaveLength(1);
+    const schedules = await b.scheduleList({ accountId: "acc" });
+    const messageIds = schedules.flatMap((s) => s.lastMessageIds);
+    expect(messageIds).toHaveLength(ids.length);
+    const leased = await a.messageLeaseDue({ now: T + MIN, limit: 1000, owner: "X", leaseUntil: T + 2 * MIN });
+    expect(leased.map((m) => m.id).sort()).toEqual([...messageIds].sort());
+    expect(schedules.every((s) => s.nextRunAt === T + 2 * MIN)).toBe(true);
+  });
+
+  it("does not wait for a schedule row another transaction holds; the tick stays due and fires after", async () => {
+    await a.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+    const revision = (await a.scheduleGet({ accountId: "acc", id: "s1" }))!.revision;
+    // Another node's transaction (a claim, a pause, an overwrite) holding the row.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM schedules WHERE account_id = 'acc' AND id = 's1' FOR UPDATE");
+      expect(await b.scheduleFire({ ...tick("s1", revision), messages: [message("s1")] })).toBe(false);
+      // It rolls back: nothing was claimed, the tick is still due and the next pass fires it.
+      await other.query("ROLLBACK");
+    } finally {
+      await other.end();
+    }
+    expect((await b.scheduleListDue({ now: T + MIN, limit: 10 })).map((s) => s.id)).toEqual(["s1"]);
+    const m = message("s1");
+    expect(await b.scheduleFire({ ...tick("s1", revision), messages: [m] })).toBe(true);
+    expect(await a.messageGet({ accountId: "acc", id: m.id })).toBeDefined();
+  });
+
+  it("keeps max_schedules across nodes creating at the same moment", async () => {
+    const creates = Array.from({ length: 12 }, (_, i) =>
+      (i % 2 === 0 ? a : b).scheduleUpsert({ schedule: schedule(`c${i}`), maxSchedules: 5 }),
+    );
+    const results = await Promise.all(creates);
+    expect(results.filter((r) => r === "created")).toHaveLength(5);
+    expect(results.filter((r) => r === "quota_exceeded")).toHaveLength(7);
+    expect(await a.scheduleList({ accountId: "acc" })).toHaveLength(5);
+    // An overwrite of an existing id from either node still works at the limit.
+    const existing = (await b.scheduleList({ accountId: "acc" }))[0]!.id;
+    const overwrites = await Promise.all([
+      a.scheduleUpsert({ schedule: schedule(existing, { cron: "*/2 * * * *" }), maxSchedules: 5 }),
+      b.scheduleUpsert({ schedule: schedule(existing, { cron: "*/3 * * * *" }), maxSchedules: 5 }),
+    ]);
+    expect(overwrites).toEqual(["replaced", "replaced"]);
+  });
+
+  it("a tick's claim and its messages commit together: a failed insert leaves the tick due", async () => {
+    await a.scheduleUpsert({ schedule: schedule("s1"), maxSchedules: 10 });
+    const revision = (await a.scheduleGet({ accountId: "acc", id: "s1" }))!.revision;
+    const m = message("s1");
+    await a.messageInsertMany({ items: [{ message: m }], now: T, dedupWindowMs: 0 });
+    // The same message id again violates the primary key inside the claim's transaction.
+    const first = message("s1");
+    await expect(b.scheduleFire({ ...tick("s1", revision), messages: [first, m] })).rejects.toThrow();
+    expect(await a.messageGet({ accountId: "acc", id: first.id })).toBeUndefined();
+    const s = await a.scheduleGet({ accountId: "acc", id: "s1" });
+    expect(s).toMatchObject({ nextRunAt: T + MIN, lastMessageIds: [] });
+    expect((await a.scheduleListDue({ now: T + MIN, limit: 10 })).map((s) => s.id)).toEqual(["s1"]);
   });
 });

@@ -1,12 +1,21 @@
 import type { Account, Store } from "../store.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
-import { type AccountRow, accountFromRow } from "./rows.js";
+import { type AccountRow, accountFromRow, accountValues, insertAccountSql } from "./rows.js";
 
 type AccountQueries = Pick<
   Store,
-  "accountInsert" | "accountUpdate" | "accountGet" | "accountGetByToken" | "accountFirst" | "accountRotateKeys"
+  | "accountInsert"
+  | "accountInsertDefault"
+  | "accountUpdate"
+  | "accountGet"
+  | "accountGetByToken"
+  | "accountFirst"
+  | "accountRotateKeys"
 >;
+
+/** Any fixed number (next to migrate.ts's): the advisory lock under which a node creates the default account. */
+const DEFAULT_ACCOUNT_LOCK = 7_262_006;
 
 /** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
 const COLUMNS: Record<string, string> = {
@@ -17,6 +26,13 @@ const COLUMNS: Record<string, string> = {
   plan: "plan",
   state: "state",
   active: "active",
+  customerId: "customer_id",
+  modifyingState: "modifying_state",
+  lastPlanUpgradeTime: "last_plan_upgrade_time",
+  reservedPrice: "reserved_price",
+  prodPackEnabled: "prod_pack_enabled",
+  prometheusEnabled: "prometheus_enabled",
+  budget: "budget",
 };
 
 export function accountQueries(ctx: PgContext): AccountQueries {
@@ -25,26 +41,23 @@ export function accountQueries(ctx: PgContext): AccountQueries {
   // database each time is what makes a rotated token or key take effect on every node at once.
   const byId = { name: "ferry_account_by_id", text: "SELECT * FROM accounts WHERE id = $1" };
   const byToken = { name: "ferry_account_by_token", text: "SELECT * FROM accounts WHERE token = $1" };
+  const first = { name: "ferry_account_first", text: "SELECT * FROM accounts ORDER BY created_at, seq LIMIT 1" };
 
   return {
-    accountInsert: ({ account: a }) =>
+    accountInsert: ({ account }) =>
       ctx.write(async (tx) => {
-        await tx.query(
-          `INSERT INTO accounts (id, customer_id, token, password, current_signing_key, next_signing_key, plan, state,
-             active, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [
-            a.id,
-            a.customerId,
-            a.token,
-            a.password,
-            a.currentSigningKey,
-            a.nextSigningKey,
-            a.plan,
-            a.state,
-            a.active,
-            a.createdAt,
-          ],
-        );
+        await tx.query(insertAccountSql, accountValues(account));
+      }),
+
+    // Nodes starting together on an empty database all see no account; without a lock each would insert its own
+    // (with its own generated token). The transaction-scoped advisory lock makes them take turns: the next one
+    // runs its check after the first committed, and finds that account.
+    accountInsertDefault: ({ account }) =>
+      ctx.write(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock($1)", [DEFAULT_ACCOUNT_LOCK]);
+        if ((await tx.query("SELECT 1 FROM accounts LIMIT 1")).length > 0) return false;
+        await tx.query(insertAccountSql, accountValues(account));
+        return true;
       }),
 
     accountUpdate: ({ id, patch }) =>
@@ -67,8 +80,9 @@ export function accountQueries(ctx: PgContext): AccountQueries {
 
     accountGet: async ({ id }) => one(await ctx.query<AccountRow>(byId, [id])),
     accountGetByToken: async ({ token }) => one(await ctx.query<AccountRow>(byToken, [token])),
-    accountFirst: async () =>
-      one(await ctx.query<AccountRow>("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1")),
+    // seq (identity) breaks ties in insertion order, as rowid does in SQLite: accounts created in the same
+    // millisecond (a pinned test clock, the CLI right after the first start) must not make another one the default.
+    accountFirst: async () => one(await ctx.query<AccountRow>(first)),
 
     accountRotateKeys: ({ id, next }) =>
       ctx.write(async (tx) => {

@@ -63,7 +63,7 @@ function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where
 }
 
 const getSql = { name: "ferry_dlq_get", text: "SELECT * FROM dlq WHERE account_id = $1 AND dlq_id = $2" };
-const countSql = { name: "ferry_dlq_count", text: "SELECT count(*)::int AS n FROM dlq WHERE account_id = $1" };
+const countSql = { name: "ferry_dlq_entry_count", text: "SELECT count(*)::int AS n FROM dlq WHERE account_id = $1" };
 const accountsSql = { name: "ferry_dlq_accounts", text: "SELECT DISTINCT account_id FROM dlq" };
 const deleteExpiredSql = {
   name: "ferry_dlq_trim_expired",

@@ -1,12 +1,16 @@
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openPgContext, type PgStoreOptions } from "./context.js";
+import { customerQueries } from "./customers.js";
 import { dlqQueries } from "./dlq.js";
 import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { scheduleQueries } from "./schedules.js";
+import { searchIndexQueries } from "./search-indexes.js";
+import { usageQueries } from "./usage-stats.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -29,6 +33,10 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...customerQueries(ctx),
+    ...searchIndexQueries(ctx),
+    ...usageQueries(ctx),
+    ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
   };

@@ -54,7 +54,13 @@ const failOwnedSql = {
     FROM gone RETURNING dlq_id`,
 };
 
-export function messageQueries(ctx: PgContext): MessageQueries {
+/**
+ * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
+ * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
+ */
+export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
+
+export function messageInserter(ctx: PgContext): MessageInserter {
   /**
    * Reserves the deduplication key atomically across nodes: the upsert replaces an expired key and keeps a live one,
    * and returns whichever message id now owns the key.
@@ -108,6 +114,11 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     await ctx.insertMessages(tx, rows, now);
     return results;
   };
+  return insertNew;
+}
+
+export function messageQueries(ctx: PgContext): MessageQueries {
+  const insertNew = messageInserter(ctx);
 
   return {
     messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write((tx) => insertNew(tx, items, now, dedupWindowMs)),

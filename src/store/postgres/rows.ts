@@ -208,6 +208,7 @@ export function logFromRow(r: LogRow): LogEntry & { seq: string } {
 }
 
 export interface AccountRow {
+  seq: number;
   id: string;
   customer_id: string;
   token: string;
@@ -218,10 +219,19 @@ export interface AccountRow {
   state: string;
   active: boolean;
   created_at: number;
+  modifying_state: string | null;
+  last_plan_upgrade_time: number;
+  reserved_price: number;
+  prod_pack_enabled: boolean;
+  prometheus_enabled: boolean;
+  enterprise_id: string | null;
+  region: string;
+  budget: number;
+  created_by: string;
 }
 
 export function accountFromRow(r: AccountRow): Account {
-  return {
+  const a: Account = {
     id: r.id,
     customerId: r.customer_id,
     token: r.token,
@@ -232,8 +242,72 @@ export function accountFromRow(r: AccountRow): Account {
     state: r.state,
     active: r.active,
     createdAt: r.created_at,
+    lastPlanUpgradeTime: r.last_plan_upgrade_time,
+    reservedPrice: r.reserved_price,
+    prodPackEnabled: r.prod_pack_enabled,
+    prometheusEnabled: r.prometheus_enabled,
+    region: r.region,
+    budget: r.budget,
+    createdBy: r.created_by,
   };
+  if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
+  if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
+  return a;
 }
+
+/** Insert columns of an account (seq is generated: insertion order), in the order of `accountValues`. */
+export const ACCOUNT_COLUMNS = [
+  "id",
+  "customer_id",
+  "token",
+  "password",
+  "current_signing_key",
+  "next_signing_key",
+  "plan",
+  "state",
+  "active",
+  "created_at",
+  "modifying_state",
+  "last_plan_upgrade_time",
+  "reserved_price",
+  "prod_pack_enabled",
+  "prometheus_enabled",
+  "enterprise_id",
+  "region",
+  "budget",
+  "created_by",
+] as const;
+
+/** One value per ACCOUNT_COLUMNS entry; management fields default as a fresh account's would (as in SQLite). */
+export function accountValues(a: Account): unknown[] {
+  return [
+    a.id,
+    a.customerId,
+    a.token,
+    a.password,
+    a.currentSigningKey,
+    a.nextSigningKey,
+    a.plan,
+    a.state,
+    a.active,
+    a.createdAt,
+    a.modifyingState ?? null,
+    a.lastPlanUpgradeTime ?? 0,
+    a.reservedPrice ?? 0,
+    a.prodPackEnabled ?? false,
+    a.prometheusEnabled ?? false,
+    a.enterpriseId ?? null,
+    a.region ?? "eu-central-1",
+    a.budget ?? 0,
+    a.createdBy ?? "",
+  ];
+}
+
+/** The account insert, shared by accountInsert and customerInsert (a customer with its first account). */
+export const insertAccountSql = {
+  name: "ferry_account_insert",
+  text: `INSERT INTO accounts (${ACCOUNT_COLUMNS.join(", ")}) VALUES (${ACCOUNT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`,
+};
 
 /**
  * `INSERT INTO table (cols) SELECT * FROM unnest($1::t1[], $2::t2[], …) WITH ORDINALITY … ORDER BY ordinality`:

@@ -4,7 +4,13 @@ import { ACCOUNT_COLUMNS, type AccountRow, accountFromRow, accountParams } from 
 
 type AccountQueries = Pick<
   Store,
-  "accountInsert" | "accountUpdate" | "accountGet" | "accountGetByToken" | "accountFirst" | "accountRotateKeys"
+  | "accountInsert"
+  | "accountInsertDefault"
+  | "accountUpdate"
+  | "accountGet"
+  | "accountGetByToken"
+  | "accountFirst"
+  | "accountRotateKeys"
 >;
 
 export function accountQueries(ctx: SqliteContext): AccountQueries {
@@ -38,6 +44,13 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
 
   return {
     accountInsert: ({ account }) => ctx.write(() => void insert.run(accountParams(account))),
+    // One writer: the check and the insert in one write are atomic.
+    accountInsertDefault: ({ account }) =>
+      ctx.write(() => {
+        if (first.get()) return false;
+        insert.run(accountParams(account));
+        return true;
+      }),
     accountUpdate: ({ id, patch }) =>
       ctx.write(() => {
         const entries = Object.entries(patch).filter(([, v]) => v !== undefined);

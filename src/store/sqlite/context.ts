@@ -7,6 +7,7 @@ import type { UsageMetric } from "../store.js";
 import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
 import { logParams, messageParams } from "./rows.js";
+import { WalSync } from "./wal-sync.js";
 import { WriteBatcher } from "./write-batcher.js";
 
 /** What every SQLite query module shares: the connection, the group-commit batcher and the common writes. */
@@ -17,7 +18,8 @@ export interface SqliteContext {
   insertLog(entry: LogEntry): void;
   insertMessage(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null): void;
   addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
-  close(): void;
+  /** Writes what is queued, waits until it is durable, then closes the connection. */
+  close(): Promise<void>;
 }
 
 const MESSAGE_COLUMNS = [
@@ -76,7 +78,10 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${synchronous}`);
+  // FULL durability is kept by an fsync of the WAL off the event loop before any write resolves (wal-sync.ts);
+  // SQLite itself then only needs NORMAL. An in-memory database has nothing to sync.
+  const walSync = synchronous === "FULL" && path !== ":memory:" ? new WalSync(`${path}-wal`) : undefined;
+  db.pragma(`synchronous = ${walSync ? "NORMAL" : synchronous}`);
   // Another process (the `ferry` CLI) may write while the server runs; wait for its lock instead of failing.
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
@@ -84,7 +89,19 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   db.function("url_path", { deterministic: true }, (url: unknown) => urlPart(String(url), "path"));
   migrate(db);
 
-  const batcher = new WriteBatcher(db);
+  // Usage counters of one transaction are summed in memory and written once, just before its COMMIT.
+  const pendingUsage = new Map<
+    string,
+    { accountId: string; minute: number; metric: UsageMetric; count: number; bytes: number }
+  >();
+  const batcher = new WriteBatcher(db, {
+    beforeCommit: () => {
+      for (const u of pendingUsage.values()) addUsage.run(u.accountId, u.minute, u.metric, u.count, u.bytes);
+      pendingUsage.clear();
+    },
+    afterRollback: () => pendingUsage.clear(),
+    ...(walSync ? { afterDurable: (done: () => void, failed: (e: unknown) => void) => walSync.afterDurable(done, failed) } : {}),
+  });
   const flow = flowEngine(db);
   const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));
   const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
@@ -100,10 +117,23 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       insertMessage.run(messageParams(m, owner, until));
       flow.noteInsert(m); // a message's flow-control value configures its key (unless pinned)
     },
-    addUsage: (accountId, now, metric, count, bytes) =>
-      addUsage.run(accountId, now - (now % 60_000), metric, count, bytes),
-    close: () => {
+    addUsage: (accountId, now, metric, count, bytes) => {
+      const minute = now - (now % 60_000);
+      const key = `${accountId}\0${minute}\0${metric}`;
+      const u = pendingUsage.get(key);
+      if (u) {
+        u.count += count;
+        u.bytes += bytes;
+      } else {
+        pendingUsage.set(key, { accountId, minute, metric, count, bytes });
+      }
+    },
+    close: async () => {
       batcher.flush();
+      if (walSync) {
+        await new Promise<void>((resolve) => walSync.afterDurable(resolve, () => resolve()));
+        walSync.close();
+      }
       db.close();
     },
   };

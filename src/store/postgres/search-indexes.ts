@@ -1,0 +1,106 @@
+import type { SearchIndex, SearchRegion, SearchType } from "../../domain/search.js";
+import type { ManagementStore } from "../management-store.js";
+import type { PgContext } from "./context.js";
+import { Params } from "./filters.js";
+
+type SearchIndexQueries = Pick<
+  ManagementStore,
+  "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
+>;
+
+interface SearchIndexRow {
+  id: string;
+  customer_id: string;
+  name: string;
+  endpoint: string;
+  type: string;
+  region: string;
+  partner_email: string;
+  token: string;
+  read_only_token: string;
+  input_enrichment_enabled: boolean;
+  creation_time: number;
+}
+
+const fromRow = (r: SearchIndexRow): SearchIndex => ({
+  id: r.id,
+  customerId: r.customer_id,
+  name: r.name,
+  endpoint: r.endpoint,
+  type: r.type as SearchType,
+  region: r.region as SearchRegion,
+  partnerEmail: r.partner_email,
+  token: r.token,
+  readOnlyToken: r.read_only_token,
+  inputEnrichmentEnabled: r.input_enrichment_enabled,
+  creationTime: r.creation_time,
+});
+
+/** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
+const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
+  name: "name",
+  token: "token",
+  readOnlyToken: "read_only_token",
+};
+
+export function searchIndexQueries(ctx: PgContext): SearchIndexQueries {
+  const one = (rows: SearchIndexRow[]) => (rows[0] ? fromRow(rows[0]) : undefined);
+  const get = "SELECT * FROM search_indexes WHERE id = $1 AND customer_id = $2";
+
+  return {
+    searchIndexInsert: ({ index: i }) =>
+      ctx.write(async (tx) => {
+        await tx.execute(
+          `INSERT INTO search_indexes (id, customer_id, name, endpoint, type, region, partner_email, token,
+             read_only_token, input_enrichment_enabled, creation_time)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [
+            i.id,
+            i.customerId,
+            i.name,
+            i.endpoint,
+            i.type,
+            i.region,
+            i.partnerEmail,
+            i.token,
+            i.readOnlyToken,
+            i.inputEnrichmentEnabled,
+            i.creationTime,
+          ],
+        );
+      }),
+
+    searchIndexGet: async ({ customerId, id }) => one(await ctx.query<SearchIndexRow>(get, [id, customerId])),
+
+    searchIndexList: async ({ customerId }) =>
+      (
+        await ctx.query<SearchIndexRow>(
+          "SELECT * FROM search_indexes WHERE customer_id = $1 ORDER BY creation_time, id",
+          [customerId],
+        )
+      ).map(fromRow),
+
+    // One UPDATE … RETURNING: the change and the record returned are the same row version, whichever node wrote last.
+    searchIndexUpdate: ({ customerId, id, patch }) =>
+      ctx.write(async (tx) => {
+        const params = new Params();
+        const sets = (Object.entries(patch) as [keyof typeof COLUMNS, string | undefined][])
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => `${COLUMNS[k]} = ${params.add(v)}`);
+        if (sets.length === 0) return one(await tx.query<SearchIndexRow>(get, [id, customerId]));
+        return one(
+          await tx.query<SearchIndexRow>(
+            `UPDATE search_indexes SET ${sets.join(", ")}
+             WHERE id = ${params.add(id)} AND customer_id = ${params.add(customerId)} RETURNING *`,
+            params.values,
+          ),
+        );
+      }),
+
+    searchIndexDelete: ({ customerId, id }) =>
+      ctx.write(
+        async (tx) =>
+          (await tx.execute("DELETE FROM search_indexes WHERE id = $1 AND customer_id = $2", [id, customerId])) === 1,
+      ),
+  };
+}

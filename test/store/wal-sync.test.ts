@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { WalSync } from "../../src/store/sqlite/wal-sync.js";
+import { WriteBatcher } from "../../src/store/sqlite/write-batcher.js";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "ferry-walsync-"));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("durability off the event loop", () => {
+  it("resolves committed writes only once the durability hook says so", async () => {
+    const db = new Database(join(tempDir(), "t.db"));
+    db.exec("CREATE TABLE t (v INTEGER)");
+    const pending: (() => void)[] = [];
+    const batcher = new WriteBatcher(db, {
+      beforeCommit: () => {},
+      afterRollback: () => {},
+      afterDurable: (done) => pending.push(done),
+    });
+    const insert = db.prepare("INSERT INTO t VALUES (?)");
+    let resolved = 0;
+    const writes = [1, 2, 3].map((v) => batcher.run(() => insert.run(v)).then(() => resolved++));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    // Committed (visible to reads) but not acknowledged before the fsync completed.
+    expect((db.prepare("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n).toBe(3);
+    expect(resolved).toBe(0);
+    expect(pending).toHaveLength(1); // one fsync covers the whole batch
+    pending[0]!();
+    await Promise.all(writes);
+    expect(resolved).toBe(3);
+    db.close();
+  });
+
+  it("rejects the writes whose fsync failed", async () => {
+    const db = new Database(join(tempDir(), "t.db"));
+    db.exec("CREATE TABLE t (v INTEGER)");
+    const batcher = new WriteBatcher(db, {
+      beforeCommit: () => {},
+      afterRollback: () => {},
+      afterDurable: (_done, failed) => failed(new Error("EIO")),
+    });
+    await expect(batcher.run(() => db.prepare("INSERT INTO t VALUES (1)").run())).rejects.toThrow("EIO");
+    db.close();
+  });
+
+  it("fsyncs a real WAL file, and coalesces the waiters of one fsync", async () => {
+    const wal = join(tempDir(), "x.db-wal");
+    writeFileSync(wal, "frames");
+    const sync = new WalSync(wal);
+    const order: string[] = [];
+    await Promise.all(
+      ["a", "b", "c"].map(
+        (name) => new Promise<void>((resolve, reject) => sync.afterDurable(() => resolve(void order.push(name)), reject)),
+      ),
+    );
+    expect(order).toEqual(["a", "b", "c"]);
+    sync.close();
+  });
+
+  it("has nothing to sync before the WAL exists", async () => {
+    const sync = new WalSync(join(tempDir(), "none.db-wal"));
+    await new Promise<void>((resolve, reject) => sync.afterDurable(resolve, reject));
+  });
+});
