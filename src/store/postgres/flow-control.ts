@@ -141,8 +141,8 @@ interface KeySlot {
   key: string;
   state: FlowKeyState;
   active: number;
-  /** Its wait list was due to move (wake_at <= now when locked). */
-  due: boolean;
+  /** It has a wait list to look at (wake_at set when locked), not yet looked at by this claim. */
+  pending: boolean;
   dirty: boolean;
 }
 
@@ -151,7 +151,8 @@ interface AccountSlot {
   active: number;
   /** Messages already waited for the global bound when this claim locked the row. */
   hadWaiting: boolean;
-  due: boolean;
+  /** Its global wait list is still to be looked at by this claim. */
+  pending: boolean;
   waking: boolean;
   parked: boolean;
 }
@@ -228,7 +229,7 @@ class ClaimRun {
         cap: r.plan === null ? Number.POSITIVE_INFINITY : globalParallelismOf(r.plan),
         active: countOf(r.account_id, null),
         hadWaiting: r.wake_at !== null,
-        due: r.wake_at !== null && r.wake_at <= now,
+        pending: r.wake_at !== null,
         waking: false,
         parked: false,
       });
@@ -239,28 +240,36 @@ class ClaimRun {
         key: r.key,
         state: stateOfRow(r),
         active: countOf(r.account_id, r.key),
-        due: r.wake_at !== null && r.wake_at <= now,
+        pending: r.wake_at !== null,
         dirty: false,
       });
     }
   }
 
-  /** Wait lists whose wake time has come: release as many as there is room for, oldest first. */
-  async wake(): Promise<void> {
+  /**
+   * Wait lists of the locked keys and accounts: release as many as there is room for, oldest first, so that they
+   * go before newer candidates. Any wait list met is looked at, not only those whose wake time has come: a finish
+   * that freed a slot sets the wake time to ITS clock reading, which may be later than this claim's `now` (the claim
+   * may have waited for that finish's lock), and the slot it freed must still go to the oldest waiting message.
+   * True when rows were released.
+   */
+  async wake(): Promise<boolean> {
     const rooms: { accountId: string; key: string | null; room: number }[] = [];
     for (const slot of this.keys.values()) {
-      if (!slot.due) continue;
+      if (!slot.pending) continue;
+      slot.pending = false;
       slot.dirty = true; // its wake time is recomputed at the end
       const room = Math.min(capacity(slot.state, slot.active, this.now), RELEASE_MAX);
       if (room > 0) rooms.push({ accountId: slot.accountId, key: slot.key, room });
     }
     for (const [accountId, slot] of this.accounts) {
-      if (!slot.due) continue;
+      if (!slot.pending) continue;
+      slot.pending = false;
       slot.waking = true;
       const room = Math.min(slot.cap - slot.active, RELEASE_MAX);
       if (room > 0) rooms.push({ accountId, key: null, room });
     }
-    if (rooms.length === 0) return;
+    if (rooms.length === 0) return false;
     const released = await this.tx.execute(release, [
       rooms.map((r) => r.accountId),
       rooms.map((r) => r.key),
@@ -268,6 +277,7 @@ class ClaimRun {
     ]);
     // Released rows this claim does not start are due now for every node.
     if (released > 0) this.tx.notifyDue();
+    return released > 0;
   }
 
   /** Claims up to `limit` admissible candidates: every candidate either starts, waits, or is left to another claim. */
@@ -292,6 +302,8 @@ class ClaimRun {
         }),
         true,
       );
+      // Wait lists of rows met just now go first: released, they are older than these candidates; select again.
+      if (await this.wake()) continue;
       const decided: { row: MessageRow; reason: "key" | "global" | null }[] = [];
       for (const row of rows) {
         const account = this.accounts.get(row.account_id);
