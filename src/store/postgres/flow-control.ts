@@ -27,13 +27,15 @@ import type { Tx } from "./write-batcher.js";
  * a row it only meets later (a candidate of another account or key) is taken with SKIP LOCKED, and its candidates
  * are left for the next claim when it is busy, so a claim never waits out of order.
  *
- * Waking (the finish hook, `afterFinish`): a finish that frees a slot must not be missed by a claim that, at the
- * same moment, counted the finishing row as still in flight and parked messages. For a key with a parallelism limit
- * the finish always takes the key's row lock (an UPDATE that re-reads `wake_at` after any claim holding the row
- * committed), so one of the two sees the other. For the account, every finish taking its row lock would serialise
- * all finishes of an account on every node; the finish only touches the account row while messages wait for the
- * global bound (`wake_at` set), and the claim that parks the first ones (the only moment a finish can miss it) looks
- * again after FIRST_PARK_RECHECK_MS instead of FLOW_RECHECK_MS.
+ * Waking (trigger `ferry_flow_wake` of migration 005, fired by every row leaving ACTIVE: finishes of any outcome,
+ * rescued leases, cancels): a slot freed must not be missed by a claim that, at the same moment, counted the
+ * finishing row as still in flight and parked messages. For a key with a parallelism limit the trigger always updates
+ * the key's row (re-reading `wake_at` after any claim holding the row committed, or making the claim wait for this
+ * transaction and count without the row), so one of the two sees the other. For the account, taking its row lock in
+ * every finish would serialise all finishes of an account on every node behind its claims; the trigger only touches
+ * the account's row while messages wait for the global bound (`wake_at` set), and the claim that parks the first ones
+ * (the only moment a finish can miss it) looks again after FIRST_PARK_RECHECK_MS instead of FLOW_RECHECK_MS. A woken
+ * wait list gets wake time 0: due at once whatever the clock of the node that claims next.
  */
 
 /** Largest number of waiting rows one wake step releases for one key or account: keeps transactions short. */
@@ -414,26 +416,6 @@ export function fastPathGate(tx: Tx): (m: NewMessage) => Promise<boolean> {
     room.set(m.accountId, left - 1);
     return left > 0;
   };
-}
-
-/**
- * A message left ACTIVE: wake its key's wait list (locking the key row whenever it has a parallelism limit, see the
- * top) and its account's global wait list if any, and tell the other nodes when something may move.
- */
-const afterFinishSql = {
-  name: "ferry_flow_after_finish",
-  text: `WITH woken_account AS (
-      UPDATE flow_accounts SET wake_at = $3::int8 WHERE account_id = $1 AND wake_at IS NOT NULL RETURNING 1),
-    woken_key AS (
-      UPDATE flow_keys SET wake_at = CASE WHEN wake_at IS NULL THEN NULL ELSE $3::int8 END
-      WHERE account_id = $1 AND key = $2 AND parallelism IS NOT NULL RETURNING wake_at)
-    SELECT (SELECT count(*) FROM woken_account)::int
-      + (SELECT count(*) FROM woken_key WHERE wake_at IS NOT NULL)::int AS woken`,
-};
-
-export async function flowAfterFinish(tx: Tx, m: Message, now: number): Promise<void> {
-  const [row] = await tx.query<{ woken: number }>(afterFinishSql, [m.accountId, m.spec.flowControl?.key ?? null, now]);
-  if (row!.woken > 0) tx.notifyDue();
 }
 
 /** Earliest time a wait list may move again, to arm the dispatcher's timer. */

@@ -3,7 +3,7 @@ import type { Message, NewMessage } from "../../domain/message.js";
 import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
-import { fastPathGate, flowAfterFinish, flowClaim, flowNextWakeAt } from "./flow-control.js";
+import { fastPathGate, flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 type MessageQueries = Pick<
@@ -194,7 +194,6 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
         const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
         tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
-        await flowAfterFinish(tx, m, now); // a slot of its key and of its account is free again
         await insertNew(
           tx,
           newMessages.map((message) => ({ message })),

@@ -69,3 +69,33 @@ BEGIN
     FROM (SELECT 1) one LEFT JOIN accounts a ON a.id = p_account;
 END
 $$;
+
+-- Waking: a row leaving ACTIVE (a finish of any outcome, a rescued lease, a cancel) frees a slot of its account and
+-- of its key, so their wait lists may move. Done by a trigger so that it costs no round trip and covers every path.
+-- The wake time becomes 0 (due at once on every node's clock) and other nodes are told at commit (the channel
+-- `ferry_due` of src/store/postgres/context.ts). Why the key's row is ALWAYS updated when it has a parallelism limit
+-- (even without waiting messages), and the account's only while messages wait for it: src/store/postgres/flow-control.ts.
+CREATE FUNCTION ferry_flow_wake() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_wake BIGINT;
+BEGIN
+  UPDATE flow_accounts SET wake_at = 0 WHERE account_id = OLD.account_id AND wake_at IS NOT NULL;
+  IF FOUND THEN
+    PERFORM pg_notify('ferry_due', '');
+  END IF;
+  IF OLD.flow_key IS NOT NULL THEN
+    UPDATE flow_keys SET wake_at = CASE WHEN wake_at IS NULL THEN NULL ELSE 0 END
+      WHERE account_id = OLD.account_id AND key = OLD.flow_key AND parallelism IS NOT NULL
+      RETURNING wake_at INTO v_wake;
+    IF v_wake IS NOT NULL THEN
+      PERFORM pg_notify('ferry_due', '');
+    END IF;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER messages_flow_wake_update AFTER UPDATE OF state ON messages
+  FOR EACH ROW WHEN (OLD.state = 'ACTIVE' AND NEW.state <> 'ACTIVE') EXECUTE FUNCTION ferry_flow_wake();
+CREATE TRIGGER messages_flow_wake_delete AFTER DELETE ON messages
+  FOR EACH ROW WHEN (OLD.state = 'ACTIVE') EXECUTE FUNCTION ferry_flow_wake();
