@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
+import { noteFlowKeys } from "./flow-keys.js";
 import { columnsOf, LOG_COLUMNS, logValues, MESSAGE_COLUMNS, messageValues, unnestInsertSql } from "./rows.js";
 import { PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 
@@ -109,6 +110,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
       if (rows.length === 0) return;
       const values = rows.map((r) => messageValues(r.message, r.leaseOwner, r.leaseUntil));
       await tx.query(insertMessagesSql, columnsOf(values, MESSAGE_COLUMNS.length));
+      await noteFlowKeys(tx, rows.map((r) => r.message), now); // a message's flow-control value configures its key
       if (rows.some((r) => r.leaseOwner === null && isClaimable(r.message) && wakesOthers(r.message.dueAt, now))) {
         tx.notifyDue();
       }

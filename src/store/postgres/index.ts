@@ -2,6 +2,8 @@ import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openPgContext, type PgStoreOptions } from "./context.js";
 import { customerQueries } from "./customers.js";
+import { dlqQueries } from "./dlq.js";
+import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
@@ -22,7 +24,7 @@ export type { PgStoreOptions } from "./context.js";
 export function openPostgresStore(options: PgStoreOptions): Store {
   const ctx = openPgContext(options);
   const listener = new DueListener(ctx.options, options.log);
-  const store: Partial<Store> = {
+  return {
     capabilities: { singleNode: false },
     migrate: () => migrateWhenReachable(ctx.pool, options.log),
     close: async () => {
@@ -39,20 +41,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
     ...scheduleQueries(ctx),
+    ...dlqQueries(ctx),
+    ...flowControlQueries(ctx),
   };
-  return complete(store);
-}
-
-/**
- * The capability methods (DLQ, URL groups and queues, schedules, flow control, management) are being ported from the
- * SQLite adapter; until every one is here, a call to a missing method fails loudly instead of being undefined.
- */
-function complete(store: Partial<Store>): Store {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (value !== undefined || typeof name !== "string" || name === "then") return value;
-      return () => Promise.reject(new Error(`${name} is not implemented on PostgreSQL yet`));
-    },
-  }) as Store;
 }

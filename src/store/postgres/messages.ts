@@ -4,6 +4,7 @@ import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
+import { fastPathGate, flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 type MessageQueries = Pick<
@@ -18,18 +19,6 @@ type MessageQueries = Pick<
   | "messageCancel"
 >;
 
-/**
- * Claims due rows for one owner. SKIP LOCKED lets several nodes (and several batches of one node) claim at once:
- * a row another transaction is claiming is passed over, never waited for, never handed out twice.
- */
-const leaseSql = {
-  name: "ferry_lease_due",
-  text: `UPDATE messages SET state = 'ACTIVE', lease_owner = $1, lease_until = $2
-    WHERE seq IN (
-      SELECT seq FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $3
-      ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-    RETURNING *`,
-};
 /** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
 const renewSql = {
   name: "ferry_renew_leases",
@@ -102,6 +91,8 @@ export function messageInserter(ctx: PgContext): MessageInserter {
   const insertNew = async (tx: Tx, items: InsertItem[], now: number, windowMs: number) => {
     const results: InsertResult[] = [];
     const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
+    // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
+    const fastPathAllowed = fastPathGate(tx);
     for (const item of items) {
       const m = item.message;
       if (item.dedupKey !== undefined) {
@@ -111,9 +102,13 @@ export function messageInserter(ctx: PgContext): MessageInserter {
           continue;
         }
       }
-      const leased = item.leaseOwner !== undefined;
+      const leased = item.leaseOwner !== undefined && (await fastPathAllowed(m));
       const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      rows.push({ message: stored, leaseOwner: item.leaseOwner ?? null, leaseUntil: item.leaseUntil ?? null });
+      rows.push({
+        message: stored,
+        leaseOwner: leased ? item.leaseOwner! : null,
+        leaseUntil: leased ? item.leaseUntil! : null,
+      });
       const message: Message = { ...stored, cancelRequested: false };
       if (leased) {
         message.leaseOwner = item.leaseOwner!;
@@ -148,12 +143,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       return row ? messageFromRow(row) : undefined;
     },
 
+    // The claim, with flow control and global parallelism decided under row locks in the same transaction.
     messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
       ctx.write(async (tx) => {
-        const rows = await tx.query<MessageRow>(leaseSql, [owner, leaseUntil, now, limit]);
-        // RETURNING has no order: hand them out oldest due first, like the SQLite adapter.
-        rows.sort((a, b) => a.due_at - b.due_at || a.seq - b.seq);
-        const messages = rows.map(messageFromRow);
+        const messages = await flowClaim(tx, { now, limit, owner, leaseUntil });
         for (const m of messages) tx.insertLog(logEntry(m, "ACTIVE", now));
         return messages;
       }),
@@ -176,7 +169,11 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         name: "ferry_next_due",
         text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')",
       });
-      return row?.due ?? undefined;
+      // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
+      const wake = await flowNextWakeAt(ctx);
+      const due = row?.due ?? undefined;
+      if (due === undefined) return wake;
+      return wake === undefined ? due : Math.min(due, wake);
     },
 
     messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>

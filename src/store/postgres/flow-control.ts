@@ -1,0 +1,429 @@
+import {
+  capacity,
+  decide,
+  FLOW_RECHECK_MS,
+  type FlowKeyState,
+  globalParallelismOf,
+  nextWakeAt,
+  recordStart,
+} from "../../domain/flow-window.js";
+import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
+import type { PgContext } from "./context.js";
+import { type FlowKeyRow, stateOfRow } from "./flow-keys.js";
+import { type MessageRow, messageFromRow } from "./rows.js";
+import type { Tx } from "./write-batcher.js";
+
+/**
+ * Flow control inside the PostgreSQL claim: the rules of src/store/sqlite/flow-control.ts (docs/flow-control.md),
+ * made exact with several nodes by row locks. What moves rows INTO ACTIVE holds the account's `flow_accounts` row
+ * lock (and, for a keyed row, its `flow_keys` row lock): the claim (`FOR UPDATE`, waiting) and the publish fast path
+ * (`SKIP LOCKED`, never waiting: a busy account sends the message through the claim). Under those locks the
+ * deliveries in flight are COUNTED from the ACTIVE rows, in a statement that starts after the locks were granted, so
+ * its snapshot includes every start committed before; nobody else can add one until this transaction ends. Rows
+ * leaving ACTIVE meanwhile (a finish in progress) are still counted: the count can only be too high, never too low.
+ *
+ * Lock order, everywhere: message rows (claimed with SKIP LOCKED, never waited for), then flow_accounts rows sorted by
+ * account, then flow_keys rows sorted by (account, key). The claim takes the rows it foresees in that order, waiting;
+ * a row it only meets later (a candidate of another account or key) is taken with SKIP LOCKED, and its candidates
+ * are left for the next claim when it is busy, so a claim never waits out of order.
+ *
+ * Waking (trigger `ferry_flow_wake` of migration 005, fired by every row leaving ACTIVE: finishes of any outcome,
+ * rescued leases, cancels): a slot freed must not be missed by a claim that, at the same moment, counted the
+ * finishing row as still in flight and parked messages. For a key with a parallelism limit the trigger always updates
+ * the key's row (re-reading `wake_at` after any claim holding the row committed, or making the claim wait for this
+ * transaction and count without the row), so one of the two sees the other. For the account, taking its row lock in
+ * every finish would serialise all finishes of an account on every node behind its claims; the trigger only touches
+ * the account's row while messages wait for the global bound (`wake_at` set), and the claim that parks the first ones
+ * (the only moment a finish can miss it) looks again after FIRST_PARK_RECHECK_MS instead of FLOW_RECHECK_MS. A woken
+ * wait list gets wake time 0: due at once whatever the clock of the node that claims next.
+ */
+
+/** Largest number of waiting rows one wake step releases for one key or account: keeps transactions short. */
+const RELEASE_MAX = 1000;
+/** Keys and accounts woken per claim; the rest wait for the next claim (their wake time is already due). */
+const WAKE_BATCH = 200;
+/** Re-check of an account whose global wait list this claim started (see above). (Default: 1 s) */
+const FIRST_PARK_RECHECK_MS = 1000;
+
+const survey = {
+  name: "ferry_flow_survey",
+  text: `(SELECT 'key' AS kind, account_id, key FROM flow_keys WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
+    UNION ALL
+    (SELECT 'account', account_id, NULL FROM flow_accounts WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
+    UNION ALL
+    (SELECT DISTINCT 'candidate', account_id, flow_key FROM (
+      SELECT account_id, flow_key FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1
+      ORDER BY due_at LIMIT $2) c)`,
+};
+const lockAccounts = (skip: boolean) => ({
+  name: skip ? "ferry_flow_try_lock_accounts" : "ferry_flow_lock_accounts",
+  text: `SELECT f.account_id, f.wake_at, a.plan FROM flow_accounts f LEFT JOIN accounts a ON a.id = f.account_id
+    WHERE f.account_id = ANY($1::text[]) ORDER BY f.account_id FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
+});
+const ensureAccounts = {
+  name: "ferry_flow_ensure_accounts",
+  text: "INSERT INTO flow_accounts (account_id) SELECT unnest($1::text[]) ON CONFLICT (account_id) DO NOTHING",
+};
+const lockKeys = (skip: boolean) => ({
+  name: skip ? "ferry_flow_try_lock_keys" : "ferry_flow_lock_keys",
+  text: `SELECT f.* FROM flow_keys f JOIN unnest($1::text[], $2::text[]) AS u(account_id, key)
+      ON f.account_id = u.account_id AND f.key = u.key
+    ORDER BY f.account_id, f.key FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
+});
+/** A key whose messages were inserted by a path that did not record it gets one from the message's own values. */
+const ensureKeys = {
+  name: "ferry_flow_ensure_keys",
+  text: `INSERT INTO flow_keys (account_id, key, parallelism, rate, period_sec, created_at)
+    SELECT *, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
+    ON CONFLICT (account_id, key) DO NOTHING`,
+};
+/** Deliveries in flight per account and per key: run only once their rows are locked (see above). */
+const countActive = {
+  name: "ferry_flow_count_active",
+  text: `SELECT account_id, NULL AS key, count(*)::int AS n FROM messages
+      WHERE state = 'ACTIVE' AND account_id = ANY($1::text[]) GROUP BY account_id
+    UNION ALL
+    SELECT m.account_id, m.flow_key, count(*)::int FROM messages m
+      JOIN unnest($2::text[], $3::text[]) AS u(account_id, key) ON m.account_id = u.account_id AND m.flow_key = u.key
+      WHERE m.state = 'ACTIVE' AND m.flow_key IS NOT NULL GROUP BY m.account_id, m.flow_key`,
+};
+/**
+ * Releases waiting rows oldest first: `room` per key (key = NULL: the account's global wait list). The state is
+ * checked again on the row itself: a row changed by another transaction meanwhile is re-read after its lock.
+ */
+const release = {
+  name: "ferry_flow_release",
+  text: `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) AS r(account_id, key, room)),
+    picked AS (
+      SELECT w.seq FROM r CROSS JOIN LATERAL (
+        SELECT m.seq FROM messages m WHERE r.key IS NOT NULL AND m.state = 'WAITING' AND m.account_id = r.account_id
+          AND m.flow_key = r.key AND m.wait_reason = 'key' ORDER BY m.seq LIMIT r.room) w
+      UNION ALL
+      SELECT w.seq FROM r CROSS JOIN LATERAL (
+        SELECT m.seq FROM messages m WHERE r.key IS NULL AND m.state = 'WAITING' AND m.wait_reason = 'global'
+          AND m.account_id = r.account_id ORDER BY m.seq LIMIT r.room) w)
+    UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, wait_reason = NULL
+    WHERE seq IN (SELECT seq FROM picked) AND state = 'WAITING'`,
+};
+/** Same shape as the foundation's claim (partial index messages_due); `$3` are candidates left for another claim. */
+const candidates = {
+  name: "ferry_flow_candidates",
+  text: `SELECT * FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1 AND seq <> ALL($3::int8[])
+    ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+};
+/** Starts (reason NULL) and parks (reason 'key' or 'global') the candidates of one round. */
+const apply = {
+  name: "ferry_flow_apply",
+  text: `UPDATE messages m SET state = CASE WHEN u.reason IS NULL THEN 'ACTIVE' ELSE 'WAITING' END,
+      wait_reason = u.reason,
+      lease_owner = CASE WHEN u.reason IS NULL THEN $3 END,
+      lease_until = CASE WHEN u.reason IS NULL THEN $4::int8 END
+    FROM unnest($1::int8[], $2::text[]) AS u(seq, reason) WHERE m.seq = u.seq`,
+};
+/** Windows and next wake times of the keys looked at; a key without waiting messages has nothing to wake. */
+const saveKeys = {
+  name: "ferry_flow_save_keys",
+  text: `UPDATE flow_keys f SET rate_count = u.rate_count, period_start = u.period_start,
+      wake_at = CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.state = 'WAITING' AND m.account_id = f.account_id
+        AND m.flow_key = f.key AND m.wait_reason = 'key') THEN u.wake_at END
+    FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int8[])
+      AS u(account_id, key, rate_count, period_start, wake_at)
+    WHERE f.account_id = u.account_id AND f.key = u.key`,
+};
+const saveAccounts = {
+  name: "ferry_flow_save_accounts",
+  text: `UPDATE flow_accounts f SET wake_at = CASE WHEN u.parked OR EXISTS (SELECT 1 FROM messages m
+        WHERE m.state = 'WAITING' AND m.wait_reason = 'global' AND m.account_id = f.account_id) THEN u.wake_at END
+    FROM unnest($1::text[], $2::boolean[], $3::int8[]) AS u(account_id, parked, wake_at)
+    WHERE f.account_id = u.account_id`,
+};
+
+interface KeySlot {
+  accountId: string;
+  key: string;
+  state: FlowKeyState;
+  active: number;
+  /** It has a wait list to look at (wake_at set when locked), not yet looked at by this claim. */
+  pending: boolean;
+  dirty: boolean;
+}
+
+interface AccountSlot {
+  cap: number;
+  active: number;
+  /** Messages already waited for the global bound when this claim locked the row. */
+  hadWaiting: boolean;
+  /** Its global wait list is still to be looked at by this claim. */
+  pending: boolean;
+  waking: boolean;
+  parked: boolean;
+}
+
+const slotKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
+
+/** One claim transaction: the locked flow rows, their counts, and the decisions taken. */
+class ClaimRun {
+  readonly keys = new Map<string, KeySlot>();
+  readonly accounts = new Map<string, AccountSlot>();
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly now: number,
+  ) {}
+
+  /**
+   * Locks the flow rows of these accounts, then keys (in that order), creating missing ones, and counts their
+   * deliveries in flight. `skip`: take only the rows nobody else holds (never wait). A key is only taken once its
+   * account is held. Rows already held by this claim are not asked for again.
+   */
+  async acquire(accountIds: string[], keys: { accountId: string; key: string; config?: FlowControl }[], skip: boolean) {
+    const { tx, now } = this;
+    const newAccounts = [...new Set(accountIds)].filter((id) => !this.accounts.has(id));
+    const accountRows: { account_id: string; wake_at: number | null; plan: string | null }[] = [];
+    if (newAccounts.length > 0) {
+      accountRows.push(...(await tx.query<(typeof accountRows)[number]>(lockAccounts(skip), [newAccounts])));
+      const missing = newAccounts.filter((id) => !accountRows.some((r) => r.account_id === id));
+      if (missing.length > 0) {
+        await tx.execute(ensureAccounts, [missing]);
+        accountRows.push(...(await tx.query<(typeof accountRows)[number]>(lockAccounts(skip), [missing])));
+      }
+    }
+    const held = (accountId: string) =>
+      this.accounts.has(accountId) || accountRows.some((r) => r.account_id === accountId);
+    const wantedKeys = new Map<string, (typeof keys)[number]>();
+    for (const k of keys) {
+      const id = slotKey(k.accountId, k.key);
+      const prev = wantedKeys.get(id);
+      if (!this.keys.has(id) && held(k.accountId) && (!prev || (!prev.config && k.config))) wantedKeys.set(id, k);
+    }
+    const keyRows: FlowKeyRow[] = [];
+    if (wantedKeys.size > 0) {
+      const list = [...wantedKeys.values()];
+      const ids = [list.map((k) => k.accountId), list.map((k) => k.key)];
+      keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), ids)));
+      const found = new Set(keyRows.map((r) => slotKey(r.account_id, r.key)));
+      const missing = list.filter((k) => k.config !== undefined && !found.has(slotKey(k.accountId, k.key)));
+      if (missing.length > 0) {
+        const c = missing.map((k) => k.config!);
+        await tx.execute(ensureKeys, [
+          missing.map((k) => k.accountId),
+          missing.map((k) => k.key),
+          c.map((f) => f.parallelism ?? null),
+          c.map((f) => f.rate ?? null),
+          c.map((f) => f.periodSec),
+          now,
+        ]);
+        const again = [missing.map((k) => k.accountId), missing.map((k) => k.key)];
+        keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), again)));
+      }
+    }
+    if (accountRows.length === 0 && keyRows.length === 0) return;
+
+    const counts = await tx.query<{ account_id: string; key: string | null; n: number }>(countActive, [
+      accountRows.map((r) => r.account_id),
+      keyRows.map((r) => r.account_id),
+      keyRows.map((r) => r.key),
+    ]);
+    const countOf = (accountId: string, key: string | null) =>
+      counts.find((c) => c.account_id === accountId && c.key === key)?.n ?? 0;
+    for (const r of accountRows) {
+      this.accounts.set(r.account_id, {
+        cap: r.plan === null ? Number.POSITIVE_INFINITY : globalParallelismOf(r.plan),
+        active: countOf(r.account_id, null),
+        hadWaiting: r.wake_at !== null,
+        pending: r.wake_at !== null,
+        waking: false,
+        parked: false,
+      });
+    }
+    for (const r of keyRows) {
+      this.keys.set(slotKey(r.account_id, r.key), {
+        accountId: r.account_id,
+        key: r.key,
+        state: stateOfRow(r),
+        active: countOf(r.account_id, r.key),
+        pending: r.wake_at !== null,
+        dirty: false,
+      });
+    }
+  }
+
+  /**
+   * Wait lists of the locked keys and accounts: release as many as there is room for, oldest first, so that they
+   * go before newer candidates. Any wait list met is looked at, not only those whose wake time has come: a finish
+   * that freed a slot sets the wake time to ITS clock reading, which may be later than this claim's `now` (the claim
+   * may have waited for that finish's lock), and the slot it freed must still go to the oldest waiting message.
+   * True when rows were released.
+   */
+  async wake(): Promise<boolean> {
+    const rooms: { accountId: string; key: string | null; room: number }[] = [];
+    for (const slot of this.keys.values()) {
+      if (!slot.pending) continue;
+      slot.pending = false;
+      slot.dirty = true; // its wake time is recomputed at the end
+      const room = Math.min(capacity(slot.state, slot.active, this.now), RELEASE_MAX);
+      if (room > 0) rooms.push({ accountId: slot.accountId, key: slot.key, room });
+    }
+    for (const [accountId, slot] of this.accounts) {
+      if (!slot.pending) continue;
+      slot.pending = false;
+      slot.waking = true;
+      const room = Math.min(slot.cap - slot.active, RELEASE_MAX);
+      if (room > 0) rooms.push({ accountId, key: null, room });
+    }
+    if (rooms.length === 0) return false;
+    const released = await this.tx.execute(release, [
+      rooms.map((r) => r.accountId),
+      rooms.map((r) => r.key),
+      rooms.map((r) => r.room),
+    ]);
+    // Released rows this claim does not start are due now for every node.
+    if (released > 0) this.tx.notifyDue();
+    return released > 0;
+  }
+
+  /** Claims up to `limit` admissible candidates: every candidate either starts, waits, or is left to another claim. */
+  async claim(limit: number, owner: string, leaseUntil: number): Promise<Message[]> {
+    const { tx, now } = this;
+    const started: Message[] = [];
+    const leftAlone: number[] = [];
+    const scanBudget = Math.max(limit * 4, 2000);
+    let scanned = 0;
+    while (started.length < limit && scanned < scanBudget) {
+      const want = limit - started.length;
+      const rows = await tx.query<MessageRow>(candidates, [now, want, leftAlone]);
+      if (rows.length === 0) break;
+      scanned += rows.length;
+      // Rows met for the first time now are only taken if free: waiting here could deadlock (see the top).
+      await this.acquire(
+        rows.map((r) => r.account_id),
+        rows.flatMap((r) => {
+          if (r.flow_key === null) return [];
+          const fc = (JSON.parse(r.spec) as NewMessage["spec"]).flowControl;
+          return [{ accountId: r.account_id, key: r.flow_key, ...(fc ? { config: fc } : {}) }];
+        }),
+        true,
+      );
+      // Wait lists of rows met just now go first: released, they are older than these candidates; select again.
+      if (await this.wake()) continue;
+      const decided: { row: MessageRow; reason: "key" | "global" | null }[] = [];
+      for (const row of rows) {
+        const account = this.accounts.get(row.account_id);
+        const slot = row.flow_key === null ? undefined : this.keys.get(slotKey(row.account_id, row.flow_key));
+        if (!account || (row.flow_key !== null && !slot)) {
+          leftAlone.push(row.seq);
+          continue;
+        }
+        if (slot && !decide(slot.state, slot.active, now).admit) {
+          slot.dirty = true;
+          decided.push({ row, reason: "key" });
+          continue;
+        }
+        if (account.active >= account.cap) {
+          account.parked = true;
+          decided.push({ row, reason: "global" });
+          continue;
+        }
+        account.active++;
+        if (slot) {
+          slot.active++;
+          slot.state = recordStart(slot.state, now);
+          slot.dirty = true;
+        }
+        decided.push({ row, reason: null });
+      }
+      if (decided.length > 0) {
+        await tx.execute(apply, [decided.map((d) => d.row.seq), decided.map((d) => d.reason), owner, leaseUntil]);
+      }
+      for (const { row, reason } of decided) {
+        if (reason !== null) continue;
+        const m = messageFromRow(row);
+        m.state = "ACTIVE";
+        m.leaseOwner = owner;
+        m.leaseUntil = leaseUntil;
+        started.push(m);
+      }
+      if (rows.length < want) break;
+    }
+    return started;
+  }
+
+  /** Persists windows and the next wake time of every key and account looked at. */
+  async save(): Promise<void> {
+    const { tx, now } = this;
+    const keys = [...this.keys.values()].filter((s) => s.dirty);
+    if (keys.length > 0) {
+      await tx.execute(saveKeys, [
+        keys.map((s) => s.accountId),
+        keys.map((s) => s.key),
+        keys.map((s) => s.state.rateCount),
+        keys.map((s) => s.state.periodStart),
+        keys.map((s) => nextWakeAt(s.state, now) ?? null),
+      ]);
+    }
+    const accounts = [...this.accounts.entries()].filter(([, s]) => s.waking || s.parked);
+    if (accounts.length > 0) {
+      await tx.execute(saveAccounts, [
+        accounts.map(([id]) => id),
+        accounts.map(([, s]) => s.parked),
+        accounts.map(([, s]) => now + (s.parked && !s.hadWaiting ? FIRST_PARK_RECHECK_MS : FLOW_RECHECK_MS)),
+      ]);
+    }
+  }
+}
+
+/** The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`. */
+export async function flowClaim(
+  tx: Tx,
+  p: { now: number; limit: number; owner: string; leaseUntil: number },
+): Promise<Message[]> {
+  const run = new ClaimRun(tx, p.now);
+  // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
+  const seen = await tx.query<{ kind: string; account_id: string; key: string | null }>(survey, [p.now, p.limit]);
+  if (seen.length === 0) return [];
+  await run.acquire(
+    seen.map((s) => s.account_id),
+    seen.flatMap((s) => (s.key === null ? [] : [{ accountId: s.account_id, key: s.key }])),
+    false,
+  );
+  await run.wake();
+  const started = await run.claim(p.limit, p.owner, p.leaseUntil);
+  await run.save();
+  return started;
+}
+
+const fastPathSql = { name: "ferry_flow_fast_path", text: "SELECT * FROM ferry_flow_fast_path($1)" };
+
+/**
+ * The publish fast path's gate (one per insert operation): may this message be inserted already ACTIVE? Never for
+ * a keyed message (it goes through the claim); otherwise only while the account's global wait list is empty and its
+ * deliveries in flight stay under max_global_parallelism, decided under the account's row lock (taken without
+ * waiting, see the migration's ferry_flow_fast_path).
+ */
+export function fastPathGate(tx: Tx): (m: NewMessage) => Promise<boolean> {
+  const room = new Map<string, number>();
+  return async (m) => {
+    if (m.spec.flowControl) return false;
+    let left = room.get(m.accountId);
+    if (left === undefined) {
+      const [row] = await tx.query<{ plan: string | null; waiting: boolean; active: number }>(fastPathSql, [
+        m.accountId,
+      ]);
+      if (!row) left = 0;
+      else if (row.plan === null) left = Number.POSITIVE_INFINITY;
+      else left = row.waiting ? 0 : globalParallelismOf(row.plan) - row.active;
+    }
+    room.set(m.accountId, left - 1);
+    return left > 0;
+  };
+}
+
+/** Earliest time a wait list may move again, to arm the dispatcher's timer. */
+export async function flowNextWakeAt(ctx: PgContext): Promise<number | undefined> {
+  const [row] = await ctx.query<{ t: number | null }>({
+    name: "ferry_flow_next_wake",
+    text: `SELECT LEAST((SELECT min(wake_at) FROM flow_keys WHERE wake_at IS NOT NULL),
+      (SELECT min(wake_at) FROM flow_accounts WHERE wake_at IS NOT NULL)) AS t`,
+  });
+  return row?.t ?? undefined;
+}

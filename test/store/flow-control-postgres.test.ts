@@ -1,0 +1,276 @@
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newMessageId } from "../../src/domain/ids.js";
+import type { FlowControl, Message, NewMessage } from "../../src/domain/message.js";
+import type { Account, Store } from "../../src/store/store.js";
+import { postgresAvailable } from "../helpers/postgres.js";
+import { openPostgresTestStores } from "./adapters.js";
+
+/**
+ * Flow control with several nodes on one PostgreSQL database: stores with their own pools claiming at once, and the
+ * row-lock protocol of src/store/postgres/flow-control.ts checked step by step, with a raw connection standing in
+ * for another node's transaction held open at the worst moment.
+ */
+const T0 = 1_700_000_000_000;
+const LEASE = 60_000;
+
+function account(id: string, plan: Account["plan"]): Account {
+  return {
+    id,
+    customerId: id,
+    token: `token-${id}`,
+    password: "p",
+    currentSigningKey: "sig_current0000000000",
+    nextSigningKey: "sig_next000000000000000",
+    plan,
+    state: "active",
+    active: true,
+    createdAt: T0,
+  };
+}
+
+function message(accountId: string, now: number, flowControl?: FlowControl): NewMessage {
+  const m: NewMessage = {
+    id: newMessageId(now),
+    accountId,
+    kind: "message",
+    state: "CREATED",
+    url: "http://127.0.0.1:9/x",
+    body: undefined,
+    spec: { method: "POST", headers: {}, retries: 0 },
+    createdAt: now,
+    notBefore: 0,
+    dueAt: now,
+    retried: 0,
+  };
+  if (flowControl) m.spec.flowControl = flowControl;
+  return m;
+}
+
+describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, row locks", () => {
+  let db: Awaited<ReturnType<typeof openPostgresTestStores>>;
+  let store: Store;
+  let raw: pg.Pool;
+  const sql = async <R = Record<string, unknown>>(text: string, values: unknown[] = []) =>
+    (await raw.query(text, values)).rows as R[];
+
+  beforeEach(async () => {
+    db = await openPostgresTestStores();
+    store = db.store;
+    raw = new pg.Pool({ connectionString: db.url, max: 4 });
+    // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
+    raw.on("connect", (client) => client.on("error", () => {}));
+    await store.accountInsert({ account: account("acc-paid", "paid") });
+    await store.accountInsert({ account: account("acc-free", "free") });
+  });
+  afterEach(async () => {
+    await raw.end();
+    await db.dispose();
+  });
+
+  const insert = (into: Store, n: number, accountId: string, now: number, fc?: FlowControl, leaseOwner?: string) =>
+    into.messageInsertMany({
+      items: Array.from({ length: n }, () =>
+        leaseOwner
+          ? { message: message(accountId, now, fc), leaseOwner, leaseUntil: now + LEASE }
+          : { message: message(accountId, now, fc) },
+      ),
+      now,
+      dedupWindowMs: 0,
+    });
+  const claim = (from: Store, owner: string, now: number, limit = 100) =>
+    from.messageLeaseDue({ now, limit, owner, leaseUntil: now + LEASE });
+  const finish = (on: Store, m: Message, now: number) =>
+    on.messageFinish({
+      message: m,
+      owner: m.leaseOwner!,
+      now,
+      outcome: { kind: "delivered" },
+      logs: [],
+      newMessages: [],
+    });
+
+  /** Another node's transaction, held open until the test ends it. */
+  async function openTransaction() {
+    const client = await raw.connect();
+    await client.query("BEGIN");
+    return {
+      query: async (text: string, values: unknown[] = []) => (await client.query(text, values)).rows,
+      end: async (how: "COMMIT" | "ROLLBACK") => {
+        await client.query(how);
+        client.release();
+      },
+    };
+  }
+
+  /** Resolves the promise's state after giving it time to run up to a lock: a pending one is waiting. */
+  async function settledWithin<T>(p: Promise<T>, ms: number): Promise<boolean> {
+    let settled = false;
+    void p.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((r) => setTimeout(r, ms));
+    return settled;
+  }
+
+  it("two nodes claiming and finishing at once never exceed a key's parallelism nor the global bound", async () => {
+    const other = await db.more();
+    const nodes = [store, other];
+    const keys = ["k0", "k1", "k2", "k3", "k4"];
+    // The free plan allows 10 in flight: five keys of parallelism 3 would allow 15, so both bounds bind.
+    const now = () => Date.now();
+    const expected = new Set<string>();
+    for (const key of keys) {
+      const fc = { key, parallelism: 3, periodSec: 1 };
+      for (const r of await insert(nodes[keys.indexOf(key) % 2]!, 30, "acc-free", now(), fc)) {
+        expected.add(r.messageId);
+      }
+    }
+
+    const inFlight = new Map<string, Set<string>>(); // key ("" for unkeyed) -> ids claimed and not yet finishing
+    let maxPerKey = 0;
+    let maxAccount = 0;
+    const delivered: string[] = [];
+    const track = (m: Message) => {
+      const key = m.spec.flowControl?.key ?? "";
+      const set = inFlight.get(key) ?? new Set<string>();
+      set.add(m.id);
+      inFlight.set(key, set);
+      if (key !== "") maxPerKey = Math.max(maxPerKey, set.size);
+      maxAccount = Math.max(maxAccount, [...inFlight.values()].reduce((n, s) => n + s.size, 0));
+    };
+    const deliver = async (node: Store, m: Message) => {
+      await new Promise((r) => setTimeout(r, Math.random() * 8));
+      inFlight.get(m.spec.flowControl?.key ?? "")!.delete(m.id); // from here on it may leave ACTIVE
+      expect(await finish(node, m, now())).toBe(true);
+      delivered.push(m.id);
+    };
+
+    // What the database itself says, sampled while it runs.
+    let sampling = true;
+    let dbMaxPerKey = 0;
+    let dbMaxAccount = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await sql<{ flow_key: string | null; n: number }>(
+          "SELECT flow_key, count(*)::int AS n FROM messages WHERE state = 'ACTIVE' GROUP BY flow_key",
+        );
+        for (const r of rows) if (r.flow_key !== null) dbMaxPerKey = Math.max(dbMaxPerKey, r.n);
+        dbMaxAccount = Math.max(dbMaxAccount, rows.reduce((n, r) => n + r.n, 0));
+        await new Promise((r) => setTimeout(r, 3));
+      }
+    })();
+
+    const pending: Promise<void>[] = [];
+    const run = async (node: Store, owner: string) => {
+      for (let round = 0; round < 5000 && delivered.length < expected.size; round++) {
+        // Unkeyed publishes on the fast path compete for the same global bound.
+        if (round % 10 === 0 && round < 200) {
+          for (const r of await insert(node, 1, "acc-free", now(), undefined, owner)) {
+            expected.add(r.messageId);
+            if (r.message?.leaseOwner !== undefined) {
+              track(r.message);
+              pending.push(deliver(node, r.message));
+            }
+          }
+        }
+        const got = await claim(node, owner, now(), 4);
+        for (const m of got) {
+          track(m);
+          pending.push(deliver(node, m));
+        }
+        if (got.length === 0) await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+    await Promise.all([run(store, "node-a"), run(other, "node-b")]);
+    await Promise.all(pending);
+    sampling = false;
+    await sampler;
+
+    expect(maxPerKey).toBeLessThanOrEqual(3);
+    expect(maxAccount).toBeLessThanOrEqual(10);
+    expect(dbMaxPerKey).toBeLessThanOrEqual(3);
+    expect(dbMaxAccount).toBeLessThanOrEqual(10);
+    expect(maxPerKey).toBe(3); // the bounds were reached, not merely respected
+    expect(dbMaxAccount).toBeGreaterThan(3);
+    expect(delivered.length).toBe(expected.size);
+    expect(new Set(delivered)).toEqual(expected);
+  }, 60_000);
+
+  it("a claim waits for another node's claim of the same key and counts the delivery it started", async () => {
+    const fc = { key: "k", parallelism: 1, periodSec: 1 };
+    const [first, second] = await insert(store, 2, "acc-paid", T0, fc);
+    await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-paid') ON CONFLICT DO NOTHING");
+    // Another node claims `first`: it holds the account's and the key's rows until it commits.
+    const node = await openTransaction();
+    await node.query("SELECT 1 FROM flow_accounts WHERE account_id = 'acc-paid' FOR UPDATE");
+    await node.query("SELECT 1 FROM flow_keys WHERE account_id = 'acc-paid' AND key = 'k' FOR UPDATE");
+    await node.query("UPDATE messages SET state = 'ACTIVE', lease_owner = 'node-x', lease_until = $2 WHERE id = $1", [
+      first!.messageId,
+      T0 + LEASE,
+    ]);
+    const claimed = claim(store, "node-a", T0);
+    expect(await settledWithin(claimed, 300)).toBe(false);
+    await node.end("COMMIT");
+    // Counted after the other node committed: the key is full, `second` waits.
+    expect(await claimed).toEqual([]);
+    expect(await store.flowKeyGet({ accountId: "acc-paid", key: "k" })).toMatchObject({
+      parallelismCount: 1,
+      waitListSize: 1,
+    });
+    expect((await store.messageGet({ accountId: "acc-paid", id: second!.messageId }))?.state).toBe("WAITING");
+  });
+
+  it("the publish fast path does not wait for a busy account: the message goes through the claim", async () => {
+    await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-free') ON CONFLICT DO NOTHING");
+    const node = await openTransaction();
+    await node.query("SELECT 1 FROM flow_accounts WHERE account_id = 'acc-free' FOR UPDATE");
+    const [busy] = await insert(store, 1, "acc-free", T0, undefined, "node-a");
+    expect(busy!.message).toMatchObject({ state: "CREATED" });
+    expect(busy!.message?.leaseOwner).toBeUndefined();
+    await node.end("ROLLBACK");
+    const [free] = await insert(store, 1, "acc-free", T0, undefined, "node-a");
+    expect(free!.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a" });
+    expect((await claim(store, "node-b", T0)).map((m) => m.id)).toEqual([busy!.messageId]);
+  });
+
+  it("a finish waits for a claim holding its key and wakes the messages that claim parked", async () => {
+    const fc = { key: "k", parallelism: 1, periodSec: 1 };
+    const [first] = await insert(store, 1, "acc-paid", T0, fc);
+    const [running] = await claim(store, "node-a", T0);
+    expect(running?.id).toBe(first!.messageId);
+    const [second] = await insert(store, 1, "acc-paid", T0 + 1, fc);
+    // Another node's claim counted `first` as still running and parks `second`; it has not committed yet.
+    const node = await openTransaction();
+    await node.query("SELECT 1 FROM flow_accounts WHERE account_id = 'acc-paid' FOR UPDATE");
+    await node.query("SELECT 1 FROM flow_keys WHERE account_id = 'acc-paid' AND key = 'k' FOR UPDATE");
+    await node.query("UPDATE messages SET state = 'WAITING', wait_reason = 'key' WHERE id = $1", [second!.messageId]);
+    await node.query("UPDATE flow_keys SET wake_at = $1 WHERE account_id = 'acc-paid' AND key = 'k'", [T0 + 10_002]);
+    const finished = finish(store, running!, T0 + 2);
+    expect(await settledWithin(finished, 300)).toBe(false);
+    await node.end("COMMIT");
+    expect(await finished).toBe(true);
+    // The finish saw the parked message after that claim committed: the key is due at once (0), not in 10 s.
+    const [key] = await sql<{ wake_at: number }>("SELECT wake_at FROM flow_keys WHERE key = 'k'");
+    expect(Number(key!.wake_at)).toBe(0);
+    expect((await claim(store, "node-b", T0 + 2)).map((m) => m.id)).toEqual([second!.messageId]);
+  });
+
+  it("parks for the global bound with a short first re-check, then finishes wake the wait list at once", async () => {
+    await insert(store, 11, "acc-free", T0);
+    const started = await claim(store, "node-a", T0);
+    expect(started).toHaveLength(10);
+    const wake = async () =>
+      Number((await sql<{ wake_at: string }>("SELECT wake_at FROM flow_accounts WHERE account_id = 'acc-free'"))[0]!
+        .wake_at);
+    // The first park: a finish racing with it could not have seen it, so the account is looked at again soon.
+    expect(await wake()).toBe(T0 + 1000);
+    expect(await claim(store, "node-b", T0 + 1000)).toEqual([]);
+    expect(await wake()).toBe(T0 + 11_000);
+    await finish(store, started[0]!, T0 + 1001);
+    expect(await wake()).toBe(0);
+    expect(await claim(store, "node-b", T0 + 1001)).toHaveLength(1);
+    expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(10);
+  });
+});
