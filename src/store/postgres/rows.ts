@@ -1,4 +1,5 @@
-import type { LogDetails, LogEntry } from "../../domain/log.js";
+import { joinLabels, type LogRow, logFromRow } from "../rows-shared.js";
+import type { LogEntry } from "../../domain/log.js";
 import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
 import type { PlanName } from "../../domain/plans.js";
 import type { Account } from "../store.js";
@@ -31,8 +32,6 @@ export interface MessageRow {
   dedup_id: string | null;
 }
 
-export const joinLabels = (labels: string[] | undefined): string | null =>
-  labels && labels.length > 0 ? `,${labels.join(",")},` : null;
 
 /** Host or path of a URL, as the SQLite adapter's url_host()/url_path() compute them; stored at insert. */
 export function urlPart(url: string, part: "host" | "path"): string | null {
@@ -132,22 +131,6 @@ export function messageValues(m: NewMessage, leaseOwner: string | null, leaseUnt
   ];
 }
 
-export interface LogRow {
-  seq: number;
-  account_id: string;
-  message_id: string;
-  state: string;
-  time: number;
-  url: string;
-  topic_name: string | null;
-  endpoint_name: string | null;
-  queue_name: string | null;
-  schedule_id: string | null;
-  caller_ip: string | null;
-  labels: string | null;
-  flow_key: string | null;
-  details: string;
-}
 
 export const LOG_COLUMNS = [
   ["account_id", "text"],
@@ -187,25 +170,6 @@ export function logValues(e: LogEntry): unknown[] {
   ];
 }
 
-export function logFromRow(r: LogRow): LogEntry & { seq: string } {
-  const e: LogEntry & { seq: string } = {
-    seq: String(r.seq),
-    accountId: r.account_id,
-    messageId: r.message_id,
-    state: r.state as LogEntry["state"],
-    time: r.time,
-    url: r.url,
-    details: JSON.parse(r.details) as LogDetails,
-  };
-  if (r.topic_name !== null) e.topicName = r.topic_name;
-  if (r.endpoint_name !== null) e.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) e.queueName = r.queue_name;
-  if (r.schedule_id !== null) e.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) e.callerIp = r.caller_ip;
-  if (r.labels !== null) e.labels = r.labels.split(",").filter((l) => l !== "");
-  if (r.flow_key !== null) e.flowKey = r.flow_key;
-  return e;
-}
 
 export interface AccountRow {
   seq: number;
@@ -328,3 +292,5 @@ export function columnsOf(rows: unknown[][], width: number): unknown[][] {
   for (const row of rows) for (let i = 0; i < width; i++) columns[i]!.push(row[i]);
   return columns;
 }
+
+export { joinLabels, type LogRow, logFromRow };
