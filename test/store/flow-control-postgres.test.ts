@@ -59,6 +59,7 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     store = db.store;
     raw = new pg.Pool({ connectionString: db.url, max: 4 });
     // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
+    raw.on("error", () => {});
     raw.on("connect", (client) => client.on("error", () => {}));
     await store.accountInsert({ account: account("acc-paid", "paid") });
     await store.accountInsert({ account: account("acc-free", "free") });
