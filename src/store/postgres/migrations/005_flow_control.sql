@@ -86,7 +86,8 @@ $$;
 -- of its key, so their wait lists may move. Done by a trigger so that it costs no round trip and covers every path.
 -- The wake time becomes 0 (due at once on every node's clock) and other nodes are told at commit (the channel
 -- `ferry_due` of src/store/postgres/context.ts). Why the key's row is ALWAYS updated when it has a parallelism limit
--- (even without waiting messages), and the account's only while messages wait for it: src/store/postgres/flow-control.ts.
+-- (even without waiting messages), and the account's only while messages wait for it: see
+-- src/store/postgres/flow-control.ts.
 CREATE FUNCTION ferry_flow_wake() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
