@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FerryProcess, spawnFerry } from "../helpers/process.js";
 import { type FreshDatabase, freshDatabase, postgresAvailable } from "../helpers/postgres.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -114,8 +114,14 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     const delivered = await receiver.waitForCount(5, 15_000);
     expect(new Set(delivered.map((r) => String(r.headers["svc-message-id"])))).toEqual(ids);
     for (const id of ids) {
-      const events = (await b.call("GET", `/v2/events?messageId=${id}&order=earliestFirst`)).json.events;
-      expect(events.map((e: { state: string }) => e.state)).toEqual(["CREATED", "ACTIVE", "ACTIVE", "DELIVERED"]);
+      // The outcome is written just after the receiver answered.
+      await vi.waitFor(
+        async () => {
+          const events = (await b.call("GET", `/v2/events?messageId=${id}&order=earliestFirst`)).json.events;
+          expect(events.map((e: { state: string }) => e.state)).toEqual(["CREATED", "ACTIVE", "ACTIVE", "DELIVERED"]);
+        },
+        { timeout: 5000, interval: 25 },
+      );
     }
   }, 40_000);
 

@@ -8,6 +8,8 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { queueQueries } from "./queues.js";
+import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
@@ -22,7 +24,7 @@ export type { PgStoreOptions } from "./context.js";
 export function openPostgresStore(options: PgStoreOptions): Store {
   const ctx = openPgContext(options);
   const listener = new DueListener(ctx.options, options.log);
-  const store: Partial<Store> = {
+  return {
     capabilities: { singleNode: false },
     migrate: () => migrateWhenReachable(ctx.pool, options.log),
     close: async () => {
@@ -33,6 +35,8 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
+    ...topicQueries(ctx),
+    ...queueQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
@@ -40,19 +44,4 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
   };
-  return complete(store);
-}
-
-/**
- * The capability methods (DLQ, URL groups and queues, schedules, flow control, management) are being ported from the
- * SQLite adapter; until every one is here, a call to a missing method fails loudly instead of being undefined.
- */
-function complete(store: Partial<Store>): Store {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (value !== undefined || typeof name !== "string" || name === "then") return value;
-      return () => Promise.reject(new Error(`${name} is not implemented on PostgreSQL yet`));
-    },
-  }) as Store;
 }

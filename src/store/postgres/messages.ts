@@ -3,6 +3,7 @@ import type { Message, NewMessage } from "../../domain/message.js";
 import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
+import { queueSlots } from "./queues.js";
 import { fastPathGate, flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
@@ -34,25 +35,30 @@ const releaseForeignSql = `UPDATE messages SET ${RELEASE_SET}
     FOR UPDATE SKIP LOCKED)`;
 /** Finishing needs the lease still held; the returned flag says whether a cancel came in meanwhile. */
 const OWNED = "id = $1 AND lease_owner = $2 AND state = 'ACTIVE'";
-const deleteOwnedSql = {
-  name: "ferry_finish_delete",
-  text: `DELETE FROM messages WHERE ${OWNED} RETURNING cancel_requested`,
-};
+/** A finished queue message whose callbacks are still to finish keeps its row, and its queue slot, as HELD. */
+const removeOwned = (hold: boolean) =>
+  hold
+    ? `UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE ${OWNED}`
+    : `DELETE FROM messages WHERE ${OWNED}`;
+const deleteOwnedSql = (hold: boolean) => ({
+  name: hold ? "ferry_finish_hold" : "ferry_finish_delete",
+  text: `${removeOwned(hold)} RETURNING cancel_requested`,
+});
 const retryOwnedSql = {
   name: "ferry_finish_retry",
   text: `UPDATE messages SET state = 'RETRY', due_at = $3, retried = retried + 1, lease_owner = NULL, lease_until = NULL
     WHERE ${OWNED} AND NOT cancel_requested RETURNING id`,
 };
-const failOwnedSql = {
-  name: "ferry_finish_fail",
-  text: `WITH gone AS (DELETE FROM messages WHERE ${OWNED} RETURNING *)
+const failOwnedSql = (hold: boolean) => ({
+  name: hold ? "ferry_finish_fail_hold" : "ferry_finish_fail",
+  text: `WITH gone AS (${removeOwned(hold)} RETURNING *)
     INSERT INTO dlq (dlq_id, account_id, message_id, kind, parent_id, url, url_host, url_path, body, spec, created_at,
       not_before, retried, topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, failed_at,
       response_status, response_headers, response_body, error)
     SELECT $3, account_id, id, kind, parent_id, url, url_host, url_path, body, spec, created_at, not_before, retried,
       topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, $4, $5, $6, $7, $8
     FROM gone RETURNING dlq_id`,
-};
+});
 
 /**
  * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
@@ -61,6 +67,8 @@ const failOwnedSql = {
 export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
 
 export function messageInserter(ctx: PgContext): MessageInserter {
+  // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
+  const queues = queueSlots(ctx);
   /**
    * Reserves the deduplication key atomically across nodes: the upsert replaces an expired key and keeps a live one,
    * and returns whichever message id now owns the key.
@@ -111,13 +119,17 @@ export function messageInserter(ctx: PgContext): MessageInserter {
       tx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
       results.push({ messageId: m.id, deduplicated: false, message });
     }
+    // Queue rows: their queues are locked before the insert (seq order = commit order) and promoted after it.
+    const locked = await queues.lockForInsert(tx, rows.map((r) => r.message), now);
     await ctx.insertMessages(tx, rows, now);
+    await queues.promoteAfterInsert(tx, locked, now);
     return results;
   };
   return insertNew;
 }
 
 export function messageQueries(ctx: PgContext): MessageQueries {
+  const queues = queueSlots(ctx);
   const insertNew = messageInserter(ctx);
 
   return {
@@ -167,26 +179,28 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
       ctx.write(async (tx) => {
         let kind = outcome.kind;
+        const queue = await queues.beforeFinish(tx, m, newMessages); // locks its queue; HELD or deleted (queues.ts)
         switch (outcome.kind) {
           case "delivered":
           case "canceled":
-            if ((await tx.query(deleteOwnedSql, [m.id, owner])).length === 0) return false;
+            if ((await tx.query(deleteOwnedSql(queue.hold), [m.id, owner])).length === 0) return false;
             break;
           case "failed": {
             const r = outcome.response;
             const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
-            if ((await tx.query(failOwnedSql, [...values, r.error ?? null])).length === 0) return false;
+            if ((await tx.query(failOwnedSql(queue.hold), [...values, r.error ?? null])).length === 0) return false;
             break;
           }
           case "retry":
             if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
               // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry.
-              const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql, [m.id, owner]);
+              const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql(queue.hold), [m.id, owner]);
               if (gone.length === 0) return false;
               kind = "canceled";
             } else if (ctx.wakesOthers(outcome.dueAt, now)) tx.notifyDue();
             break;
         }
+        await queues.afterFinish(tx, m, kind !== "retry", queue, now);
         for (const entry of logs) {
           if (kind === "canceled" && entry.state === "RETRY") continue;
           tx.insertLog(entry);
@@ -208,14 +222,15 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         const params = new Params();
         const where = filterSql(filter, { time: "created_at", idColumn: "id" }, params);
         // FOR UPDATE: a row being claimed or finished elsewhere is waited for, then seen in its new state.
+        const from = `FROM messages WHERE account_id = ${params.add(accountId)} AND state <> 'HELD'
+            AND NOT cancel_requested${andAll(where)}`;
+        await queues.lockForCancel(tx, from, params.values); // queue rows before message rows (queues.ts)
         const rows = await tx.query<MessageRow>(
-          `SELECT * FROM messages WHERE account_id = ${params.add(accountId)} AND state <> 'HELD'
-            AND NOT cancel_requested${andAll(where)}
-           ORDER BY seq ${count !== undefined ? `LIMIT ${params.add(count)}` : ""} FOR UPDATE`,
+          `SELECT * ${from} ORDER BY seq ${count !== undefined ? `LIMIT ${params.add(count)}` : ""} FOR UPDATE`,
           params.values,
         );
         const inFlight: string[] = [];
-        const waiting: string[] = [];
+        const waiting: Message[] = [];
         for (const row of rows) {
           const m = messageFromRow(row);
           tx.insertLog(logEntry(m, "CANCEL_REQUESTED", now));
@@ -223,7 +238,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
             // In flight: the attempt's outcome honours the request (see messageFinish).
             inFlight.push(m.id);
           } else {
-            waiting.push(m.id);
+            waiting.push(m);
             tx.insertLog(logEntry(m, "CANCELED", now));
           }
         }
@@ -231,7 +246,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
           await tx.query("UPDATE messages SET cancel_requested = TRUE WHERE id = ANY($1::text[])", [inFlight]);
         }
         if (waiting.length > 0) {
-          await tx.query("DELETE FROM messages WHERE id = ANY($1::text[])", [waiting]);
+          await queues.removeCancelled(tx, waiting, now); // deleted, or HELD; frees queue slots
           tx.addUsage(accountId, now, "canceled", waiting.length, 0);
         }
         return rows.length;

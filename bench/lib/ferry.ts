@@ -1,0 +1,110 @@
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { request } from "undici";
+import type { OutgoingRequest } from "./generator.js";
+import { type Child, freePort, startNodeChild, waitForHttp } from "./proc.js";
+
+export const BENCH_TOKEN = "bench-token-0123456789abcdef";
+const CURRENT_KEY = "sig_benchCurrentKey0000000000000";
+const NEXT_KEY = "sig_benchNextKey0000000000000000";
+
+/**
+ * Checkout whose `src/main.ts` is benchmarked (default: this one). `--ferry-root=<dir>` points it at another
+ * checkout, e.g. a branch that has URL groups, without copying the bench there.
+ */
+let ferryRoot: string | undefined;
+export function setFerryRoot(dir: string | undefined): void {
+  ferryRoot = dir;
+}
+
+/** The checkout under test (for children that load Ferry's code themselves, such as the P4 seeder). */
+export function getFerryRoot(): string | undefined {
+  return ferryRoot;
+}
+
+export interface FerryProcess {
+  child: Child;
+  origin: string;
+  dataDir: string;
+  databaseUrl: string;
+  stop(): Promise<string>;
+}
+
+/** The environment Ferry is started with; the P4 seeder opens the same database with it. */
+export function ferryEnv(dataDir: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: `sqlite:${join(dataDir, "ferry.db")}`,
+    FERRY_PORT: String(port),
+    FERRY_HOST: "127.0.0.1",
+    FERRY_TOKEN: BENCH_TOKEN,
+    FERRY_CURRENT_SIGNING_KEY: CURRENT_KEY,
+    FERRY_NEXT_SIGNING_KEY: NEXT_KEY,
+    FERRY_LOG_LEVEL: "warn",
+    FERRY_SHUTDOWN_GRACE_MS: "2000",
+    ...extra,
+  };
+}
+
+export function newDataDir(workDir: string, name: string): string {
+  return mkdtempSync(join(workDir, `${name}-`));
+}
+
+/**
+ * Starts `node --import tsx src/main.ts serve` as a child process (exactly what `npm start` runs) on a free port
+ * with its own SQLite file, and waits for GET /health. `nodeArgs` adds e.g. `--cpu-prof`.
+ */
+export async function startFerry(opts: {
+  workDir: string;
+  name: string;
+  dataDir?: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<FerryProcess> {
+  const dataDir = opts.dataDir ?? newDataDir(opts.workDir, opts.name);
+  const port = await freePort();
+  const env = ferryEnv(dataDir, port, opts.env);
+  const child = startNodeChild(`ferry (${opts.name})`, "src/main.ts", {
+    env,
+    args: ["serve"],
+    nodeArgs: opts.nodeArgs ?? [],
+    logPath: join(dataDir, "ferry.log"),
+    cwd: ferryRoot,
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/health`, child, 60_000);
+  return { child, origin, dataDir, databaseUrl: env.DATABASE_URL!, stop: () => child.stop(15_000) };
+}
+
+/** A publish of `body` to `destination` (a URL or a group name), with extra `Svc-*` or forwarded headers. */
+export function publishRequest(
+  destination: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): OutgoingRequest {
+  return {
+    path: `/v2/publish/${destination}`,
+    headers: {
+      authorization: `Bearer ${BENCH_TOKEN}`,
+      "content-type": "application/octet-stream",
+      ...headers,
+    },
+    body,
+  };
+}
+
+/** One management call to Ferry with the bench token; returns status and text. */
+export async function ferryCall(
+  origin: string,
+  method: "GET" | "POST" | "DELETE" | "PATCH",
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  const res = await request(`${origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}

@@ -1,0 +1,55 @@
+import type { Measurement } from "./scenario.js";
+
+/**
+ * The issue's goals, attached to measurement keys. A ratio goal divides the figure by a reference figure of the
+ * same run (`of` may list several keys: the best of them is the reference, e.g. the best peer).
+ */
+export type Goal =
+  | { kind: "ratio"; of: string[]; label: string; atLeast: number }
+  | { kind: "absolute"; atMost?: number; atLeast?: number };
+
+export const goals: Record<string, Goal> = {
+  "p1.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder", atLeast: 0.6 },
+  "p2.acks": { kind: "ratio", of: ["fastify.rps"], label: "× raw Fastify", atLeast: 0.7 },
+  "p3.p50": { kind: "absolute", atMost: 5 },
+  "p3.p99": { kind: "absolute", atMost: 25 },
+  "p3.late99": { kind: "absolute", atMost: 100 },
+  "p4.acks": { kind: "ratio", of: ["p4.emptyAcks"], label: "× empty store", atLeast: 0.9 },
+  "p4.rss": { kind: "absolute", atMost: 300 },
+  "peers.ferry": {
+    kind: "ratio",
+    of: ["bullmq.delivered", "pgboss.delivered"],
+    label: "× best peer",
+    atLeast: 1.5,
+  },
+};
+
+export interface Judged {
+  ratio?: number;
+  ratioLabel?: string;
+  goal?: string;
+  met?: boolean;
+}
+
+/** Ratio (if any) and whether the goal is met, from the figures of this run only. */
+export function judge(m: Measurement, values: (key: string) => number | undefined): Judged {
+  const goal = goals[m.key];
+  if (!goal || m.value === undefined) return {};
+  if (goal.kind === "absolute") {
+    const parts: string[] = [];
+    let met = true;
+    if (goal.atMost !== undefined) {
+      parts.push(`≤ ${goal.atMost} ${m.unit}`);
+      met &&= m.value <= goal.atMost;
+    }
+    if (goal.atLeast !== undefined) {
+      parts.push(`≥ ${goal.atLeast} ${m.unit}`);
+      met &&= m.value >= goal.atLeast;
+    }
+    return { goal: parts.join(", "), met };
+  }
+  const refs = goal.of.map(values).filter((v): v is number => v !== undefined && v > 0);
+  if (refs.length === 0) return { goal: `≥ ${goal.atLeast}${goal.label} (reference not measured)` };
+  const ratio = m.value / Math.max(...refs);
+  return { ratio, ratioLabel: goal.label, goal: `≥ ${goal.atLeast}`, met: ratio >= goal.atLeast };
+}

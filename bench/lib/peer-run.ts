@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { endToEndLoad } from "../scenarios/forwarder.js";
+import { deliveryRun } from "./delivery-run.js";
+import { type Child, freePort, startNodeChild, waitForHttp } from "./proc.js";
+import { BenchReceiver } from "./receiver.js";
+import { type BenchContext, rounds } from "./scenario.js";
+import { medianOf } from "./stats.js";
+
+/**
+ * Runs a peer's app (a child process with a Fastify endpoint at /v2/publish/<url> and its worker) under exactly
+ * P1's load, generator and receiver, and records `<key>.delivered`. `serverPids` lists the app and its database
+ * server, for CPU per message.
+ */
+export async function peerRun(
+  ctx: BenchContext,
+  opts: {
+    key: string;
+    label: string;
+    app: string;
+    env: Record<string, string>;
+    databasePids: () => number[];
+    settings: string;
+  },
+): Promise<void> {
+  const receiver = await BenchReceiver.start();
+  ctx.defer(() => receiver.close());
+  const port = await freePort();
+  const child: Child = startNodeChild(opts.key, opts.app, {
+    env: { BENCH_PORT: String(port), ...opts.env },
+    logPath: join(ctx.workDir, `${opts.key}.log`),
+  });
+  ctx.defer(() => child.stop());
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/health`, child, 60_000);
+  const load = endToEndLoad(ctx);
+  const make = () => ({
+    path: `/v2/publish/${receiver.url(`/${opts.key}`)}`,
+    headers: { "content-type": "application/octet-stream" },
+    body: load.body,
+  });
+  const serverPids = () => [child.pid, ...opts.databasePids()];
+  await deliveryRun({ origin, receiver, serverPids, ...load, total: 500, make });
+  const { median: r, spread } = await medianOf(
+    rounds(ctx),
+    () => deliveryRun({ origin, receiver, serverPids, ...load, make }),
+    (x) => x.deliveredPerSec,
+  );
+  ctx.record({
+    key: `${opts.key}.delivered`,
+    scenario: "Peers",
+    metric: opts.label,
+    value: r.deliveredPerSec,
+    unit: "msg/s",
+    detail: `${r.detail} (CPU includes the database server); ${spread}; ${opts.settings}`,
+  });
+}

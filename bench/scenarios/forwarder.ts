@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import { deliveryRun } from "../lib/delivery-run.js";
+import { makeBody } from "../lib/generator.js";
+import { CpuMeter, freePort, startNodeChild, waitForHttp } from "../lib/proc.js";
+import { BenchReceiver } from "../lib/receiver.js";
+import { type BenchContext, pick, rounds, type Scenario } from "../lib/scenario.js";
+import { cpuPerMessage, medianOf } from "../lib/stats.js";
+import { cannon } from "../lib/cannon.js";
+import { CANNON_CONNECTIONS } from "./fastify.js";
+
+/** Publishers, messages and bounds shared by every end-to-end run (forwarder, P1, peers) so they compare. */
+export function endToEndLoad(ctx: BenchContext) {
+  return {
+    concurrency: 32,
+    total: pick(ctx, 20_000, 1_000),
+    maxMs: pick(ctx, 60_000, 15_000),
+    drainMs: pick(ctx, 60_000, 15_000),
+    body: makeBody(1024),
+  };
+}
+
+/**
+ * Ceiling 2: the bare in-memory forwarder (bench/apps/forwarder.ts) under the same generator, receiver and load
+ * as P1: delivered msg/s.
+ */
+export const forwarderScenario: Scenario = {
+  id: "forwarder",
+  title: "Ceiling: bare in-memory forwarder",
+  async run(ctx) {
+    const receiver = await BenchReceiver.start();
+    ctx.defer(() => receiver.close());
+    const port = await freePort();
+    const child = startNodeChild("forwarder", "bench/apps/forwarder.ts", {
+      env: { BENCH_PORT: String(port) },
+      logPath: join(ctx.workDir, "forwarder.log"),
+    });
+    ctx.defer(() => child.stop());
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${origin}/health`, child);
+    const load = endToEndLoad(ctx);
+    const make = () => ({
+      path: `/v2/publish/${receiver.url("/forwarded")}`,
+      headers: { "content-type": "application/octet-stream" },
+      body: load.body,
+    });
+    // Warm-up: JIT and keep-alive connections on both hops.
+    await deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, total: 500, make });
+    const { median: r, spread } = await medianOf(
+      rounds(ctx),
+      () => deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, make }),
+      (x) => x.deliveredPerSec,
+    );
+    ctx.record({
+      key: "forwarder.delivered",
+      scenario: "Ceiling",
+      metric: "bare forwarder, delivered",
+      value: r.deliveredPerSec,
+      unit: "msg/s",
+      detail: `${r.detail}; ${spread}`,
+    });
+
+    // The same forwarder under P2's generator (autocannon POSTs, acknowledgements/s): what an ingest path that
+    // stores nothing reaches, for reading P2's ratio to raw Fastify.
+    const seconds = pick(ctx, 5, 2);
+    const acks = await medianOf(
+      rounds(ctx),
+      async () => {
+        receiver.reset();
+        const cpu = new CpuMeter([child.pid]);
+        const shot = await cannon({
+          url: `${origin}/v2/publish/${receiver.url("/forwarded")}`,
+          connections: CANNON_CONNECTIONS,
+          seconds,
+          maxRequests: 2_000_000,
+          method: "POST",
+          headers: { "content-type": "application/octet-stream" },
+          body: load.body,
+        });
+        const cpuSeconds = cpu.read().servers;
+        await receiver.waitFor(shot.ok, 30_000); // its in-memory backlog drains before the next round
+        return { ...shot, cpuSeconds };
+      },
+      (x) => x.rps,
+    );
+    ctx.record({
+      key: "forwarder.acks",
+      scenario: "Ceiling",
+      metric: "bare forwarder, acknowledgements (as P2)",
+      value: acks.median.rps,
+      unit: "acks/s",
+      detail: `autocannon ${CANNON_CONNECTIONS} conns, ${seconds} s, ${acks.median.ok} acks; ${cpuPerMessage(acks.median.cpuSeconds, acks.median.ok)}; ${acks.spread}`,
+    });
+  },
+};
