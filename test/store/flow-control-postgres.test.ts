@@ -59,6 +59,7 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     store = db.store;
     raw = new pg.Pool({ connectionString: db.url, max: 4 });
     // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
+    raw.on("error", () => {});
     raw.on("connect", (client) => client.on("error", () => {}));
     await store.accountInsert({ account: account("acc-paid", "paid") });
     await store.accountInsert({ account: account("acc-free", "free") });
@@ -233,6 +234,28 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     const [free] = await insert(store, 1, "acc-free", T0, undefined, "node-a");
     expect(free!.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a" });
     expect((await claim(store, "node-b", T0)).map((m) => m.id)).toEqual([busy!.messageId]);
+  });
+
+  it("the fast path's bound of deliveries in flight errs high only, and a claim resets it", async () => {
+    // The free plan allows 10 in flight; all 10 start on the fast path, counted by the bound alone.
+    const fast = await insert(store, 10, "acc-free", T0, undefined, "node-a");
+    expect(fast.every((r) => r.message?.state === "ACTIVE")).toBe(true);
+    const bound = async () => {
+      const text = "SELECT active_bound::int AS b FROM flow_accounts WHERE account_id = 'acc-free'";
+      return (await sql<{ b: number | null }>(text))[0]!.b;
+    };
+    expect(await bound()).toBe(10);
+    // Finishes do not lower it (that would lock the row in every finish): the fast path gives way...
+    for (const r of fast.slice(0, 5)) await finish(store, r.message as Message, T0 + 1);
+    const [held] = await insert(store, 1, "acc-free", T0 + 1, undefined, "node-a");
+    expect(held!.message?.state).toBe("CREATED");
+    // ...to the claim, which counts the rows (5 in flight), starts it, and leaves the bound unknown.
+    expect((await claim(store, "node-b", T0 + 1)).map((m) => m.id)).toEqual([held!.messageId]);
+    expect(await bound()).toBeNull();
+    const [next] = await insert(store, 1, "acc-free", T0 + 1, undefined, "node-a");
+    expect(next!.message?.state).toBe("ACTIVE");
+    expect(await bound()).toBe(7);
+    expect(await store.flowGlobalActive({ accountId: "acc-free" })).toBe(7);
   });
 
   it("a finish waits for a claim holding its key and wakes the messages that claim parked", async () => {

@@ -54,6 +54,7 @@ const factories: { name: string; open(): Promise<Opened> }[] = [
             const db = await openPostgresTestStores();
             const pool = new pg.Pool({ connectionString: db.url, max: 2 });
             // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
+            pool.on("error", () => {});
             pool.on("connect", (client) => client.on("error", () => {}));
             const sql = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rows;
             return {

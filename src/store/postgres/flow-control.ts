@@ -8,6 +8,7 @@ import {
   recordStart,
 } from "../../domain/flow-window.js";
 import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
+import type { InsertItem } from "../store.js";
 import type { PgContext } from "./context.js";
 import { type FlowKeyRow, stateOfRow } from "./flow-keys.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
@@ -77,10 +78,14 @@ const ensureKeys = {
     SELECT *, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
     ON CONFLICT (account_id, key) DO NOTHING`,
 };
-/** Deliveries in flight per account and per key: run only once their rows are locked (see above). */
+/**
+ * Deliveries in flight per account and per key: run only once their rows are locked (see above). The accounts' fast
+ * path bounds are reset (migration 005): this claim's starts are not added to them.
+ */
 const countActive = {
   name: "ferry_flow_count_active",
-  text: `SELECT account_id, NULL AS key, count(*)::int AS n FROM messages
+  text: `WITH reset AS (UPDATE flow_accounts SET active_bound = NULL WHERE account_id = ANY($1::text[]))
+    SELECT account_id, NULL AS key, count(*)::int AS n FROM messages
       WHERE state = 'ACTIVE' AND account_id = ANY($1::text[]) GROUP BY account_id
     UNION ALL
     SELECT m.account_id, m.flow_key, count(*)::int FROM messages m
@@ -392,22 +397,27 @@ export async function flowClaim(
   return started;
 }
 
-const fastPathSql = { name: "ferry_flow_fast_path", text: "SELECT * FROM ferry_flow_fast_path($1)" };
+const fastPathSql = { name: "ferry_flow_fast_path", text: "SELECT * FROM ferry_flow_fast_path($1, $2)" };
 
 /**
  * The publish fast path's gate (one per insert operation): may this message be inserted already ACTIVE? Never for
  * a keyed message (it goes through the claim); otherwise only while the account's global wait list is empty and its
  * deliveries in flight stay under max_global_parallelism, decided under the account's row lock (taken without
- * waiting, see the migration's ferry_flow_fast_path).
+ * waiting, see the migration's ferry_flow_fast_path). `items` are the operation's items: the gate asks once per
+ * account for all the leases they may take.
  */
-export function fastPathGate(tx: Tx): (m: NewMessage) => Promise<boolean> {
+export function fastPathGate(tx: Tx, items: readonly InsertItem[]): (m: NewMessage) => Promise<boolean> {
   const room = new Map<string, number>();
   return async (m) => {
     if (m.spec.flowControl) return false;
     let left = room.get(m.accountId);
     if (left === undefined) {
+      const wanted = items.filter(
+        (i) => i.leaseOwner !== undefined && !i.message.spec.flowControl && i.message.accountId === m.accountId,
+      ).length;
       const [row] = await tx.query<{ plan: string | null; waiting: boolean; active: number }>(fastPathSql, [
         m.accountId,
+        wanted,
       ]);
       if (!row) left = 0;
       else if (row.plan === null) left = Number.POSITIVE_INFINITY;

@@ -92,7 +92,7 @@ export function messageInserter(ctx: PgContext): MessageInserter {
     const results: InsertResult[] = [];
     const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
-    const fastPathAllowed = fastPathGate(tx);
+    const fastPathAllowed = fastPathGate(tx, items);
     for (const item of items) {
       const m = item.message;
       if (item.dedupKey !== undefined) {

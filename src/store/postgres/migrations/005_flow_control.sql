@@ -29,11 +29,15 @@ CREATE TABLE flow_keys (
 );
 CREATE INDEX flow_keys_wake ON flow_keys (wake_at) WHERE wake_at IS NOT NULL;
 
--- One row per account that ever had a message claimed: the row every start of the account locks, and the wake time
+-- One row per account that ever had a message started: the row every start of the account locks, and the wake time
 -- of its global wait list (set while messages wait for max_global_parallelism; NULL: none wait).
 CREATE TABLE flow_accounts (
-  account_id TEXT PRIMARY KEY,
-  wake_at    BIGINT
+  account_id   TEXT PRIMARY KEY,
+  wake_at      BIGINT,
+  -- The publish fast path's cheap upper bound of the account's ACTIVE rows: the last count plus every fast-path start
+  -- since (rows leaving ACTIVE are not subtracted, so it can only be too high). NULL: unknown, count the rows. Each
+  -- claim resets it, since its own starts are not added.
+  active_bound BIGINT
 );
 CREATE INDEX flow_accounts_wake ON flow_accounts (wake_at) WHERE wake_at IS NOT NULL;
 
@@ -45,16 +49,20 @@ CREATE INDEX messages_flow_waiting ON messages (account_id, flow_key, seq) WHERE
 CREATE INDEX messages_global_waiting ON messages (account_id, seq) WHERE state = 'WAITING' AND wait_reason = 'global';
 
 -- The publish fast path's gate, in one round trip: takes the account's flow row lock WITHOUT waiting (a publish
--- never queues behind a claim: when the row is busy the message simply goes through the claim), then, in a NEW
--- statement (so its snapshot includes everything committed by whoever held the lock before), reads the plan, whether
--- messages wait for the global bound, and the deliveries in flight. No row: the lock is held elsewhere.
-CREATE FUNCTION ferry_flow_fast_path(p_account TEXT)
+-- never queues behind a claim: when the row is busy the message simply goes through the claim), then reads the plan,
+-- whether messages wait for the global bound, and an upper bound of the deliveries in flight, counting the ACTIVE rows
+-- (in a NEW statement, whose snapshot includes everything committed by whoever held the lock before) only when the
+-- bound is unknown. The `p_count` starts asked for are added to the bound at once: the caller may admit fewer, and a
+-- bound may be too high. No row returned: the lock is held elsewhere.
+CREATE FUNCTION ferry_flow_fast_path(p_account TEXT, p_count INTEGER)
 RETURNS TABLE (plan TEXT, waiting BOOLEAN, active BIGINT)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_wake BIGINT;
+  v_bound BIGINT;
 BEGIN
-  SELECT f.wake_at INTO v_wake FROM flow_accounts f WHERE f.account_id = p_account FOR UPDATE SKIP LOCKED;
+  SELECT f.wake_at, f.active_bound INTO v_wake, v_bound
+    FROM flow_accounts f WHERE f.account_id = p_account FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN
     -- Missing (first message of the account) or locked: an insert that succeeds holds the new row.
     INSERT INTO flow_accounts (account_id) VALUES (p_account) ON CONFLICT (account_id) DO NOTHING;
@@ -62,11 +70,15 @@ BEGIN
       RETURN;
     END IF;
     v_wake := NULL;
+    v_bound := NULL;
   END IF;
-  RETURN QUERY
-    SELECT a.plan, v_wake IS NOT NULL,
-      (SELECT count(*) FROM messages m WHERE m.account_id = p_account AND m.state = 'ACTIVE')
-    FROM (SELECT 1) one LEFT JOIN accounts a ON a.id = p_account;
+  IF v_wake IS NULL THEN
+    IF v_bound IS NULL THEN
+      SELECT count(*) INTO v_bound FROM messages m WHERE m.account_id = p_account AND m.state = 'ACTIVE';
+    END IF;
+    UPDATE flow_accounts f SET active_bound = v_bound + p_count WHERE f.account_id = p_account;
+  END IF;
+  RETURN QUERY SELECT a.plan, v_wake IS NOT NULL, v_bound FROM (SELECT 1) one LEFT JOIN accounts a ON a.id = p_account;
 END
 $$;
 
@@ -74,7 +86,8 @@ $$;
 -- of its key, so their wait lists may move. Done by a trigger so that it costs no round trip and covers every path.
 -- The wake time becomes 0 (due at once on every node's clock) and other nodes are told at commit (the channel
 -- `ferry_due` of src/store/postgres/context.ts). Why the key's row is ALWAYS updated when it has a parallelism limit
--- (even without waiting messages), and the account's only while messages wait for it: src/store/postgres/flow-control.ts.
+-- (even without waiting messages), and the account's only while messages wait for it: see
+-- src/store/postgres/flow-control.ts.
 CREATE FUNCTION ferry_flow_wake() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
