@@ -148,4 +148,30 @@ describe("start-up", () => {
     second.child.kill("SIGTERM");
     await second.exited;
   }, 30_000);
+
+  it("writes structured JSON logs that carry neither tokens, signing keys nor message bodies", async () => {
+    const dataDir = tempDir();
+    const r = await Receiver.start();
+    r.respondWith({ status: 500, body: "receiver-secret-answer" });
+    const ferry = await spawnFerry({
+      DATABASE_URL: `sqlite:${join(dataDir, "ferry.db")}`,
+      FERRY_TOKEN: TEST_TOKEN,
+      FERRY_CURRENT_SIGNING_KEY: "sig_logCheckCurrentKey0000000000",
+      FERRY_LOG_LEVEL: "trace",
+    });
+    const body = "body-secret-payload-42";
+    await httpCall(ferry.url, "POST", `/v2/publish/${r.url("/log-check")}`, { body, headers: { "svc-retries": "1", "svc-retry-delay": "0" } }, TEST_TOKEN);
+    await httpCall(ferry.url, "GET", "/v2/messages/msg_unknown", {}, "wrong-token-value");
+    await r.waitForCount(2);
+    ferry.child.kill("SIGTERM");
+    await ferry.exited;
+    await r.close();
+    const output = ferry.stdout() + ferry.stderr();
+    const lines = ferry.stdout().split("\n").filter((l) => l.startsWith("{"));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    for (const secret of [TEST_TOKEN, "sig_logCheckCurrentKey0000000000", body, "receiver-secret-answer", "wrong-token-value"]) {
+      expect(output, secret).not.toContain(secret);
+    }
+  }, 30_000);
 });
