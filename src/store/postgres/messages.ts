@@ -4,7 +4,8 @@ import type { InsertItem, InsertResult, Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
-import { fastPathGate, flowClaim, flowNextWakeAt } from "./flow-control.js";
+import { flowClaim, flowNextWakeAt } from "./flow-control.js";
+import { fastPathGate } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 type MessageQueries = Pick<
