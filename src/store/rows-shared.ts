@@ -1,8 +1,11 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
+import type { PlanName } from "../domain/plans.js";
+import type { Account } from "./store.js";
 
 /**
  * Row mapping both adapters share: the `logs` table has the same columns and value types in SQLite and PostgreSQL.
- * (Message and account rows differ in their boolean and integer types, so each adapter maps those itself.)
+ * The account mapper normalises the flags (0/1 in SQLite, booleans in PostgreSQL); message rows still differ more
+ * and are mapped by each adapter.
  */
 
 /** Labels are stored as ",a,b," so that one LIKE finds a label. */
@@ -44,4 +47,52 @@ export function logFromRow(r: LogRow): LogEntry & { seq: string } {
   if (r.labels !== null) e.labels = r.labels.split(",").filter((l) => l !== "");
   if (r.flow_key !== null) e.flowKey = r.flow_key;
   return e;
+}
+
+/** An `accounts` row; flags are 0/1 in SQLite and booleans in PostgreSQL. */
+export interface AccountRow<Flag extends number | boolean = number | boolean> {
+  id: string;
+  customer_id: string;
+  token: string;
+  password: string;
+  current_signing_key: string;
+  next_signing_key: string;
+  plan: string;
+  state: string;
+  active: Flag;
+  created_at: number;
+  modifying_state: string | null;
+  last_plan_upgrade_time: number;
+  reserved_price: number;
+  prod_pack_enabled: Flag;
+  prometheus_enabled: Flag;
+  enterprise_id: string | null;
+  region: string;
+  budget: number;
+  created_by: string;
+}
+
+export function accountFromRow(r: AccountRow): Account {
+  const a: Account = {
+    id: r.id,
+    customerId: r.customer_id,
+    token: r.token,
+    password: r.password,
+    currentSigningKey: r.current_signing_key,
+    nextSigningKey: r.next_signing_key,
+    plan: r.plan as PlanName,
+    state: r.state,
+    active: Boolean(r.active),
+    createdAt: r.created_at,
+    lastPlanUpgradeTime: r.last_plan_upgrade_time,
+    reservedPrice: r.reserved_price,
+    prodPackEnabled: Boolean(r.prod_pack_enabled),
+    prometheusEnabled: Boolean(r.prometheus_enabled),
+    region: r.region,
+    budget: r.budget,
+    createdBy: r.created_by,
+  };
+  if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
+  if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
+  return a;
 }

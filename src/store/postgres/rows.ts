@@ -1,7 +1,12 @@
-import { joinLabels, type LogRow, logFromRow } from "../rows-shared.js";
+import {
+  accountFromRow,
+  type AccountRow as SharedAccountRow,
+  joinLabels,
+  type LogRow,
+  logFromRow,
+} from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
-import type { PlanName } from "../../domain/plans.js";
 import type { Account } from "../store.js";
 
 /** Column values of a `messages` row as pg returns them (BIGINT parsed to numbers, see connection.ts). */
@@ -171,53 +176,8 @@ export function logValues(e: LogEntry): unknown[] {
 }
 
 
-export interface AccountRow {
-  seq: number;
-  id: string;
-  customer_id: string;
-  token: string;
-  password: string;
-  current_signing_key: string;
-  next_signing_key: string;
-  plan: string;
-  state: string;
-  active: boolean;
-  created_at: number;
-  modifying_state: string | null;
-  last_plan_upgrade_time: number;
-  reserved_price: number;
-  prod_pack_enabled: boolean;
-  prometheus_enabled: boolean;
-  enterprise_id: string | null;
-  region: string;
-  budget: number;
-  created_by: string;
-}
+export type AccountRow = SharedAccountRow<boolean> & { seq: number };
 
-export function accountFromRow(r: AccountRow): Account {
-  const a: Account = {
-    id: r.id,
-    customerId: r.customer_id,
-    token: r.token,
-    password: r.password,
-    currentSigningKey: r.current_signing_key,
-    nextSigningKey: r.next_signing_key,
-    plan: r.plan as PlanName,
-    state: r.state,
-    active: r.active,
-    createdAt: r.created_at,
-    lastPlanUpgradeTime: r.last_plan_upgrade_time,
-    reservedPrice: r.reserved_price,
-    prodPackEnabled: r.prod_pack_enabled,
-    prometheusEnabled: r.prometheus_enabled,
-    region: r.region,
-    budget: r.budget,
-    createdBy: r.created_by,
-  };
-  if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
-  if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
-  return a;
-}
 
 /** Insert columns of an account (seq is generated: insertion order), in the order of `accountValues`. */
 export const ACCOUNT_COLUMNS = [
@@ -293,4 +253,4 @@ export function columnsOf(rows: unknown[][], width: number): unknown[][] {
   return columns;
 }
 
-export { joinLabels, type LogRow, logFromRow };
+export { accountFromRow, joinLabels, type LogRow, logFromRow };

@@ -1,7 +1,12 @@
-import { joinLabels, type LogRow, logFromRow } from "../rows-shared.js";
+import {
+  accountFromRow,
+  type AccountRow as SharedAccountRow,
+  joinLabels,
+  type LogRow,
+  logFromRow,
+} from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
-import type { PlanName } from "../../domain/plans.js";
 import type { Account } from "../store.js";
 
 /** Column values of a `messages` row, as better-sqlite3 returns them. */
@@ -108,27 +113,7 @@ export function logParams(e: LogEntry) {
 }
 
 
-export interface AccountRow {
-  id: string;
-  customer_id: string;
-  token: string;
-  password: string;
-  current_signing_key: string;
-  next_signing_key: string;
-  plan: string;
-  state: string;
-  active: number;
-  created_at: number;
-  modifying_state: string | null;
-  last_plan_upgrade_time: number;
-  reserved_price: number;
-  prod_pack_enabled: number;
-  prometheus_enabled: number;
-  enterprise_id: string | null;
-  region: string;
-  budget: number;
-  created_by: string;
-}
+export type AccountRow = SharedAccountRow<number>;
 
 export const ACCOUNT_COLUMNS = [
   "id",
@@ -152,30 +137,6 @@ export const ACCOUNT_COLUMNS = [
   "created_by",
 ] as const;
 
-export function accountFromRow(r: AccountRow): Account {
-  const a: Account = {
-    id: r.id,
-    customerId: r.customer_id,
-    token: r.token,
-    password: r.password,
-    currentSigningKey: r.current_signing_key,
-    nextSigningKey: r.next_signing_key,
-    plan: r.plan as PlanName,
-    state: r.state,
-    active: r.active === 1,
-    createdAt: r.created_at,
-    lastPlanUpgradeTime: r.last_plan_upgrade_time,
-    reservedPrice: r.reserved_price,
-    prodPackEnabled: r.prod_pack_enabled === 1,
-    prometheusEnabled: r.prometheus_enabled === 1,
-    region: r.region,
-    budget: r.budget,
-    createdBy: r.created_by,
-  };
-  if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
-  if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
-  return a;
-}
 
 /** Named parameters for inserting an account row; management fields default as a fresh account's would. */
 export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[number], string | number | null> {
@@ -202,4 +163,4 @@ export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[numbe
   };
 }
 
-export { joinLabels, type LogRow, logFromRow };
+export { accountFromRow, joinLabels, type LogRow, logFromRow };
