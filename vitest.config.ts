@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["**/node_modules/**"],
+    // test/soak runs alone, last (vitest.soak.config.ts).
+    exclude: ["**/node_modules/**", "test/soak/**"],
     // One throwaway PostgreSQL cluster per run (a fresh database per test), unless FERRY_TEST_PG_URL names one.
     globalSetup: process.env.FERRY_TEST_PG_URL ? [] : ["test/helpers/postgres-global-setup.ts"],
     // Every e2e file starts real servers and receivers; two cores run two files at a time at most.

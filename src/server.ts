@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
@@ -36,7 +37,7 @@ export interface Ferry {
 
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
-  const log = options.log ?? pino({ level: config.logLevel, redact: ["req.headers.authorization"] });
+  const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const store = await openStore(config, { log });
   await store.migrate();

@@ -68,8 +68,10 @@ export interface PgCluster {
   adminUrl: string;
   port: number;
   dir: string;
-  /** pg_ctl stop -m fast: every connection is cut, like a database restart or crash of the server process. */
+  /** pg_ctl stop -m fast: every connection is cut, like a database restart. */
   stop(): Promise<void>;
+  /** pg_ctl stop -m immediate: the server processes quit without a checkpoint, like a crash; start() recovers. */
+  crash(): Promise<void>;
   start(): Promise<void>;
   /** Stops the cluster and removes its directory. */
   destroy(): Promise<void>;
@@ -77,8 +79,16 @@ export interface PgCluster {
   destroySync(): void;
 }
 
-/** initdb + pg_ctl start on a free port; fsync off (test data only; every stop here is a clean one). */
-export async function startCluster(): Promise<PgCluster> {
+export interface ClusterOptions {
+  /**
+   * synchronous_commit on: a commit is in the WAL (the OS's page cache; fsync stays off) before it is acknowledged,
+   * so a crash() of the server loses nothing committed. Off by default: faster, and enough for clean stops.
+   */
+  durableCommits?: boolean;
+}
+
+/** initdb + pg_ctl start on a free port; fsync off (test data only: the machine itself never crashes here). */
+export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster> {
   const binDir = findPgBin();
   if (!binDir) throw new Error("PostgreSQL binaries not found (apt-get install postgresql, or set FERRY_PG_BIN)");
   const dir = mkdtempSync(join(tmpdir(), "ferry-pg-"));
@@ -103,7 +113,7 @@ export async function startCluster(): Promise<PgCluster> {
       `-k ${dir}`,
       "-c listen_addresses=127.0.0.1",
       "-c fsync=off",
-      "-c synchronous_commit=off",
+      `-c synchronous_commit=${opts.durableCommits ? "on" : "off"}`,
       "-c full_page_writes=off",
       "-c max_connections=300",
     ].join(" ");
@@ -126,6 +136,9 @@ export async function startCluster(): Promise<PgCluster> {
     dir,
     stop: async () => {
       await pgCtl("-m", "fast", "-w", "stop");
+    },
+    crash: async () => {
+      await pgCtl("-m", "immediate", "-w", "stop");
     },
     start,
     destroy: async () => {

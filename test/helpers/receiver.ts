@@ -19,6 +19,9 @@ export interface ReceivedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   text: string;
+  /** When the request's headers arrived (before its body and any `delayMs`). */
+  arrivedAt: number;
+  /** When it was recorded: after the body was read and `delayMs` passed. */
   at: number;
 }
 
@@ -29,16 +32,21 @@ export interface ReceivedRequest {
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   maxConcurrent = 0;
+  /** Most requests in progress at once per group, for the groups `trackConcurrency` names. */
+  readonly maxConcurrentBy = new Map<string, number>();
   private concurrent = 0;
+  private readonly concurrentBy = new Map<string, number>();
+  private groupOf: (url: string) => string | undefined = () => undefined;
   private readonly script: Behavior[] = [];
-  private fallback: Behavior = { status: 200, body: "ok" };
+  private fallback: Behavior | ((url: string) => Behavior) = { status: 200, body: "ok" };
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   private cursor = 0;
 
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<Receiver> {
-    const server = createServer((req, res) => void receiver.handle(req, res));
+    // A request its sender abandoned mid-body (a Ferry node killed with SIGKILL) is not recorded: it never arrived.
+    const server = createServer((req, res) => void receiver.handle(req, res).catch(() => req.socket.destroy()));
     server.keepAliveTimeout = 60_000;
     const receiver = new Receiver(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -59,8 +67,15 @@ export class Receiver {
     return this;
   }
 
-  setDefault(behavior: Behavior): this {
+  /** What every request answers once the script is used up; a function decides per request path. */
+  setDefault(behavior: Behavior | ((url: string) => Behavior)): this {
     this.fallback = behavior;
+    return this;
+  }
+
+  /** Counts requests in progress per group (e.g. per flow-control key, from the path) into `maxConcurrentBy`. */
+  trackConcurrency(groupOf: (url: string) => string | undefined): this {
+    this.groupOf = groupOf;
     return this;
   }
 
@@ -104,13 +119,21 @@ export class Receiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
     this.concurrent++;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
+    const group = this.groupOf(req.url ?? "");
+    if (group !== undefined) {
+      const now = (this.concurrentBy.get(group) ?? 0) + 1;
+      this.concurrentBy.set(group, now);
+      this.maxConcurrentBy.set(group, Math.max(this.maxConcurrentBy.get(group) ?? 0, now));
+    }
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
-      const behavior = this.script.shift() ?? this.fallback;
+      const behavior =
+        this.script.shift() ?? (typeof this.fallback === "function" ? this.fallback(req.url ?? "") : this.fallback);
       if (behavior.delayMs) await new Promise((r) => setTimeout(r, behavior.delayMs));
       this.requests.push({
         method: req.method ?? "",
@@ -118,6 +141,7 @@ export class Receiver {
         headers: req.headers,
         body,
         text: body.toString("utf8"),
+        arrivedAt,
         at: Date.now(),
       });
       for (const w of [...this.waiters]) {
@@ -134,6 +158,7 @@ export class Receiver {
       res.end(behavior.body ?? "");
     } finally {
       this.concurrent--;
+      if (group !== undefined) this.concurrentBy.set(group, this.concurrentBy.get(group)! - 1);
     }
   }
 }

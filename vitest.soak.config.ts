@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * `npm run test:soak`: the multi-node soak test (test/soak/), alone on the machine after the other suites, since
+ * it loads both cores for a minute or two. It starts its own PostgreSQL cluster, so no globalSetup.
+ */
+export default defineConfig({
+  test: {
+    include: ["test/soak/**/*.test.ts"],
+    pool: "forks",
+    maxWorkers: 1,
+    testTimeout: 420_000,
+    hookTimeout: 120_000,
+  },
+});
