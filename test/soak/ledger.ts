@@ -20,8 +20,16 @@ export interface Planned {
 }
 
 export const LANES = 4;
-export const PAR_KEY = { key: "ledger-par", value: "parallelism=4", parallelism: 4 };
-export const RATE_KEY = { key: "ledger-rate", value: "rate=100, period=1s", rate: 100, periodMs: 1000 };
+/** Each delivery of the parallelism key takes this long at the receiver, so that 4 at once is a real bound. */
+export const PAR_KEY = { key: "ledger-par", value: "parallelism=4", pin: "parallelism=4", parallelism: 4, receiverDelayMs: 100 };
+/** 1,000 messages at 20 a second: at least 50 s of rate-limited delivery, across the node kill and the crash. */
+export const RATE_KEY = {
+  key: "ledger-rate",
+  value: "rate=20, period=1s",
+  pin: "rate=20&period=1",
+  rate: 20,
+  periodMs: 1000,
+};
 
 /** Per ten messages of a lane: 4 immediate, 2 delayed (1–7 s), 2 into the lane's FIFO queue, 1 per flow key. */
 const PATTERN: Kind[] = ["plain", "delayed", "queue", "plain", "fc-par", "plain", "queue", "delayed", "fc-rate", "plain"];
@@ -105,15 +113,19 @@ export function fifoViolations(arrivals: ReceivedRequest[]): string[] {
  * least (⌈n / rate⌉ − 1) periods.
  */
 export function rateCheck(arrivals: ReceivedRequest[]) {
-  const times = arrivals.filter((r) => r.url.startsWith("/fc-rate/")).map((r) => r.arrivedAt).sort((a, b) => a - b);
+  const rated = arrivals.filter((r) => r.url.startsWith("/fc-rate/")).sort((a, b) => a.arrivedAt - b.arrivedAt);
+  const times = rated.map((r) => r.arrivedAt);
   let busiestPeriod = 0;
+  let busiestStart = 0;
   for (let start = 0, end = 0; start < times.length; start++) {
     while (end < times.length && times[end]! < times[start]! + RATE_KEY.periodMs) end++;
-    busiestPeriod = Math.max(busiestPeriod, end - start);
+    if (end - start > busiestPeriod) [busiestPeriod, busiestStart] = [end - start, start];
   }
   const spanMs = times.length > 0 ? times[times.length - 1]! - times[0]! : 0;
   const minSpanMs = (Math.ceil(times.length / RATE_KEY.rate) - 1) * RATE_KEY.periodMs;
-  return { busiestPeriod, spanMs, minSpanMs };
+  /** The busiest period's arrivals (for the report of a failure): seq and arrival time. */
+  const busiest = rated.slice(busiestStart, busiestStart + busiestPeriod).map((r) => ({ seq: seqOf(r), at: r.arrivedAt }));
+  return { busiestPeriod, spanMs, minSpanMs, busiest };
 }
 
 /** Delayed messages that arrived before their delay had passed (counted from the first publish attempt). */

@@ -115,6 +115,23 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     return settled;
   }
 
+  it("a publish to an existing key never waits for a claim that moved the key's window (no deadlock with it)", async () => {
+    const fc: FlowControl = { key: "busy", rate: 5, periodSec: 1 };
+    await insert(store, 1, "acc-paid", T0, fc);
+    // Another node's claim, still open: it moved the window and set wake_at, a non-HOT update (wake_at is indexed),
+    // so a unique check on the key would wait for it. That claim may itself wait for a lock the publish's batch
+    // holds (the account's flow row, from the fast path of another message): the deadlock this rules out.
+    const claim = await openTransaction();
+    await claim.query(
+      "UPDATE flow_keys SET rate_count = rate_count + 1, period_start = $1, wake_at = $2 WHERE key = 'busy'",
+      [T0, T0 + 1000],
+    );
+    const publish = insert(store, 1, "acc-paid", T0 + 1, fc);
+    expect(await settledWithin(publish, 300)).toBe(true);
+    await claim.end("COMMIT");
+    expect(await publish).toHaveLength(1);
+  });
+
   it("two nodes claiming and finishing at once never exceed a key's parallelism nor the global bound", async () => {
     const other = await db.more();
     const nodes = [store, other];

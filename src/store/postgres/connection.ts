@@ -88,10 +88,11 @@ export function isRetryableConflict(error: unknown): boolean {
 }
 
 /**
- * Marks a connection error so the HTTP layer answers 503 `storage unavailable, retry shortly`
- * (src/http/plugins/errors.ts maps `unavailable: true`). Other errors pass through untouched.
+ * Marks a connection error, or a deadlock that was still there after the retries, so the HTTP layer answers 503
+ * `storage unavailable, retry shortly` (src/http/plugins/errors.ts maps `unavailable: true`): in both cases nothing
+ * was written and the same request can simply be sent again. Other errors pass through untouched.
  */
 export function classifyError(error: unknown): unknown {
-  if (isUnavailableError(error)) (error as { unavailable?: boolean }).unavailable = true;
+  if (isUnavailableError(error) || isRetryableConflict(error)) (error as { unavailable?: boolean }).unavailable = true;
   return error;
 }

@@ -35,7 +35,10 @@ export function stateOfRow(r: FlowKeyRow): FlowKeyState {
  * (domain/flow-window.ts `mergeConfig`, written here in SQL so it is atomic across nodes). The UPDATE touches, and
  * so locks, a key only when its configuration really changes, which is rare: publishing to a busy key does not
  * queue behind the claims that hold it. A new configuration may make room for waiting messages, so it wakes the key.
- * A key seen for the first time is inserted; ON CONFLICT DO NOTHING takes no lock either.
+ * A key seen for the first time is inserted. Only then: the unique check of an INSERT waits for any transaction that
+ * wrote a newer version of the key's row (a claim moving its window, whose wake_at change is not a HOT update), and
+ * a claim may in turn wait for a lock this publish's batch holds (its account's flow row, taken by the fast path of
+ * another message of the batch): a deadlock. Existing keys are found by a plain read, which never waits.
  */
 const noteSql = {
   name: "ferry_flow_note_keys",
@@ -57,6 +60,7 @@ const noteSql = {
       INSERT INTO flow_keys (account_id, key, parallelism, rate, period_sec, created_at)
       SELECT i.account_id, i.key, i.parallelism, i.rate, i.period_sec, $6 FROM input i
       WHERE NOT EXISTS (SELECT 1 FROM changed c WHERE c.account_id = i.account_id AND c.key = i.key)
+        AND NOT EXISTS (SELECT 1 FROM flow_keys f WHERE f.account_id = i.account_id AND f.key = i.key)
       ON CONFLICT (account_id, key) DO NOTHING
       RETURNING 1)
     SELECT (SELECT count(*) FROM changed)::int AS changed, (SELECT count(*) FROM added)::int AS added`,

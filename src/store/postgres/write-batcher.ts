@@ -130,8 +130,17 @@ export class PgWriteBatcher {
     };
     client.on("error", onError);
     try {
-      const outcome = await this.attempt(client, batch, batch.length > 1 ? "optimistic" : "single");
-      if (outcome === "retry") await this.attempt(client, batch, "savepoints");
+      for (let tries = 1; ; tries++) {
+        try {
+          const outcome = await this.attempt(client, batch, batch.length > 1 ? "optimistic" : "single");
+          if (outcome === "retry") await this.attempt(client, batch, "savepoints");
+          break;
+        } catch (error) {
+          // A deadlock in the flush or at COMMIT rolled the whole batch back: every operation may simply run again.
+          if (broken !== undefined || !isRetryableConflict(error) || tries >= CONFLICT_ATTEMPTS) throw error;
+          await client.query("ROLLBACK");
+        }
+      }
     } catch (error) {
       const failure = classifyError(broken ?? error);
       await client.query("ROLLBACK").catch(() => {});
@@ -179,13 +188,13 @@ export class PgWriteBatcher {
               await client.query("BEGIN");
               continue;
             }
-            p.reject(error);
+            p.reject(classifyError(error));
             return "done";
           }
           await client.query("ROLLBACK TO SAVEPOINT op");
           await client.query("RELEASE SAVEPOINT op");
           if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) continue;
-          results.push({ ok: false, value: error, buffer });
+          results.push({ ok: false, value: classifyError(error), buffer });
           break;
         }
       }
