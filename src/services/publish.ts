@@ -143,7 +143,7 @@ export async function publish(services: Services, input: PublishInput): Promise<
     throw error;
   }
   const leased = results.flatMap((r) => (r.message && r.message.leaseOwner !== undefined ? [r.message] : []));
-  dispatcher.deliverLeased(leased, reserved);
+  dispatcher.deliverLeased(leased, reserved, input.account);
   for (const r of results) {
     if (r.message && r.message.leaseOwner === undefined) {
       if (r.message.dueAt <= now) dispatcher.wake();
