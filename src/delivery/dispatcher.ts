@@ -141,7 +141,13 @@ export class Dispatcher implements Loop {
         }
         const now = clock.now();
         const limit = Math.min(free, MAX_CLAIM);
-        const batch = await store.messageLeaseDue({ now, limit, owner: this.owner, leaseUntil: now + config.leaseMs });
+        const batch = await store.messageLeaseDue({
+          now,
+          limit,
+          owner: this.owner,
+          leaseUntil: now + config.leaseMs,
+          clock: () => clock.now(),
+        });
         const accounts = await this.accountsOf(batch);
         for (const m of batch) this.launch(m, accounts.get(m.accountId));
         if (batch.length === limit) this.claimAgain = true;

@@ -178,8 +178,16 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
   /**
    * Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. Flow control
    * and max_global_parallelism are decided here: a due message over a limit moves to WAITING instead.
+   * `clock`, when given, is read again once the claim holds its flow-control locks: with several nodes a claim may
+   * wait for another's locks, and a rate window must start when its deliveries really go, not when the claim began.
    */
-  messageLeaseDue(p: { now: number; limit: number; owner: string; leaseUntil: number }): Promise<Message[]>;
+  messageLeaseDue(p: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseUntil: number;
+    clock?: () => number;
+  }): Promise<Message[]>;
   /**
    * Extends the leases of the attempts `owner` still runs: one statement per node instead of one per message.
    * Only the listed ids are renewed, so a message whose attempt died inside a live node still expires and is rescued.

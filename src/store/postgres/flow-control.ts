@@ -172,7 +172,8 @@ class ClaimRun {
 
   constructor(
     private readonly tx: Tx,
-    private readonly now: number,
+    /** The claim's time; moved forward once the locks are held (see flowClaim). */
+    public now: number,
   ) {}
 
   /**
@@ -379,21 +380,25 @@ class ClaimRun {
 /** The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`. */
 export async function flowClaim(
   tx: Tx,
-  p: { now: number; limit: number; owner: string; leaseUntil: number },
-): Promise<Message[]> {
+  p: { now: number; limit: number; owner: string; leaseUntil: number; clock?: () => number },
+): Promise<{ messages: Message[]; startedAt: number }> {
   const run = new ClaimRun(tx, p.now);
   // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
   const seen = await tx.query<{ kind: string; account_id: string; key: string | null }>(survey, [p.now, p.limit]);
-  if (seen.length === 0) return [];
+  if (seen.length === 0) return { messages: [], startedAt: p.now };
   await run.acquire(
     seen.map((s) => s.account_id),
     seen.flatMap((s) => (s.key === null ? [] : [{ accountId: s.account_id, key: s.key }])),
     false,
   );
+  // The wait for those locks can be long (another node's claim holds them, or the batch queued behind others):
+  // windows opened by this claim start now, when its deliveries go out. Otherwise the next window could open less
+  // than a period after them, and a destination would see two windows' worth within one period.
+  if (p.clock) run.now = Math.max(run.now, p.clock());
   await run.wake();
-  const started = await run.claim(p.limit, p.owner, p.leaseUntil);
+  const messages = await run.claim(p.limit, p.owner, p.leaseUntil);
   await run.save();
-  return started;
+  return { messages, startedAt: run.now };
 }
 
 /** Earliest time a wait list may move again, to arm the dispatcher's timer. */

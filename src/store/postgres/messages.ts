@@ -145,10 +145,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     },
 
     // The claim, with flow control and global parallelism decided under row locks in the same transaction.
-    messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
+    messageLeaseDue: (p) =>
       ctx.write(async (tx) => {
-        const messages = await flowClaim(tx, { now, limit, owner, leaseUntil });
-        for (const m of messages) tx.insertLog(logEntry(m, "ACTIVE", now));
+        const { messages, startedAt } = await flowClaim(tx, p);
+        for (const m of messages) tx.insertLog(logEntry(m, "ACTIVE", startedAt));
         return messages;
       }),
 

@@ -115,10 +115,12 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
       return row ? messageFromRow(row) : undefined;
     },
 
-    messageLeaseDue: ({ now, limit, owner, leaseUntil }) =>
+    messageLeaseDue: ({ now, limit, owner, leaseUntil, clock }) =>
       ctx.write(() => {
-        const messages = flow.claim({ now, limit, owner, leaseUntil });
-        for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", now));
+        // The write may have queued behind others: windows start when the claim really runs (see the Store).
+        const at = clock ? Math.max(now, clock()) : now;
+        const messages = flow.claim({ now: at, limit, owner, leaseUntil });
+        for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", at));
         return messages;
       }),
 
