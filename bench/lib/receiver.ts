@@ -71,9 +71,17 @@ export class BenchReceiver {
     this.lateness.length = 0;
   }
 
-  /** Resolves true once `count` requests arrived, false after `timeoutMs` (never rejects: the caller reports). */
+  /** Arrivals that count towards `waitFor`: distinct messages when ids are tracked (a duplicate is not progress). */
+  private get arrived(): number {
+    return this.trackMessageIds ? this.count - this.duplicates : this.count;
+  }
+
+  /**
+   * Resolves true once `count` requests (distinct messages with `trackMessageIds`) arrived, false after `timeoutMs`
+   * (never rejects: the caller reports).
+   */
   waitFor(count: number, timeoutMs: number): Promise<boolean> {
-    if (this.count >= count) return Promise.resolve(true);
+    if (this.arrived >= count) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = {
         count,
@@ -120,9 +128,9 @@ export class BenchReceiver {
       res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
       res.end("ok");
       if (this.waiters.length > 0) {
-        const ready = this.waiters.filter((w) => this.count >= w.count);
+        const ready = this.waiters.filter((w) => this.arrived >= w.count);
         if (ready.length > 0) {
-          this.waiters = this.waiters.filter((w) => this.count < w.count);
+          this.waiters = this.waiters.filter((w) => this.arrived < w.count);
           for (const w of ready) w.resolve();
         }
       }
