@@ -23,6 +23,7 @@ import { p2Scenario } from "./scenarios/p2-ingest.js";
 import { p3Scenario } from "./scenarios/p3-latency.js";
 import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
+import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -31,6 +32,8 @@ const scenarios: Scenario[] = [
   p2Scenario,
   p3Scenario,
   p4Scenario,
+  pg1Scenario,
+  pg3Scenario,
   bullmqScenario,
   pgbossScenario,
   fanoutScenario,
@@ -40,6 +43,7 @@ const scenarios: Scenario[] = [
 const aliases: Record<string, string[]> = {
   ceilings: ["fastify", "forwarder"],
   peers: ["bullmq", "pgboss"],
+  postgres: ["pg1", "pg3"],
 };
 
 function parseArgs(argv: string[]) {
@@ -50,7 +54,8 @@ function parseArgs(argv: string[]) {
   const names = argv.filter((a) => !a.startsWith("--")).flatMap((a) => aliases[a.toLowerCase()] ?? [a.toLowerCase()]);
   for (const n of names) {
     if (!scenarios.some((s) => s.id === n)) {
-      throw new Error(`unknown scenario "${n}" (known: ${scenarios.map((s) => s.id).join(", ")}, ceilings, peers)`);
+      const known = [...scenarios.map((s) => s.id), ...Object.keys(aliases)].join(", ");
+      throw new Error(`unknown scenario "${n}" (known: ${known})`);
     }
   }
   const wanted = new Set(names.length > 0 ? names : scenarios.map((s) => s.id));
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.help) {
     process.stdout.write(
-      `usage: npm run bench [-- <ids…>] [--quick] [--no-profile] [--keep] [--ferry-root=<checkout>]\nscenarios: ${scenarios.map((s) => s.id).join(" ")} (aliases: ceilings, peers)\n`,
+      `usage: npm run bench [-- <ids…>] [--quick] [--no-profile] [--keep] [--ferry-root=<checkout>]\nscenarios: ${scenarios.map((s) => s.id).join(" ")} (aliases: ${Object.keys(aliases).join(", ")})\n`,
     );
     return;
   }

@@ -15,6 +15,8 @@ export interface DeliveryRunResult {
   benchCpu: number;
   /** Arrivals that carried a signature header. */
   signed: number;
+  /** Arrivals of a message id that had already arrived (0 unless the receiver tracks ids). */
+  duplicates: number;
   detail: string;
 }
 
@@ -25,7 +27,8 @@ export interface DeliveryRunResult {
  * CPU is read from /proc for `serverPids` (the system under test, its database included).
  */
 export async function deliveryRun(opts: {
-  origin: string;
+  /** Several origins: nodes of one system, publishers spread over them round-robin. */
+  origin: string | string[];
   receiver: BenchReceiver;
   serverPids: number[] | (() => number[]);
   concurrency: number;
@@ -58,6 +61,12 @@ export async function deliveryRun(opts: {
     cpuPerMessage(used.servers, delivered),
     `generator+receiver ${Math.round((used.bench * 1e6) / Math.max(1, delivered))} µs/msg`,
   ];
+  if (receiver.trackMessageIds) {
+    // Duplicates count as arrivals above; a message that never arrived is hidden by them unless counted apart.
+    const missing = expected - (delivered - receiver.duplicates);
+    const never = missing > 0 ? `, ${missing} messages never arrived` : "";
+    parts.push(`${receiver.duplicates} duplicate deliveries${never}`);
+  }
   if (load.errors > 0) parts.push(`${load.errors} publish errors (${load.firstError})`);
   if (!complete) parts.push(`INCOMPLETE after ${opts.drainMs / 1000} s drain`);
   return {
@@ -68,6 +77,7 @@ export async function deliveryRun(opts: {
     seconds,
     serverCpu: used.servers,
     signed: receiver.signed,
+    duplicates: receiver.duplicates,
     benchCpu: used.bench,
     detail: parts.filter((p) => p !== "").join("; "),
   };

@@ -79,47 +79,60 @@ const emptyResult = (): LoadResult => ({
 });
 
 /**
+ * One undici Pool per origin, `connections` split evenly between them. Several origins are several nodes of one
+ * system (PostgreSQL multi-node): publishers and sends are spread over them round-robin.
+ */
+function poolsFor(origin: string | string[], connections: number): Pool[] {
+  const origins = typeof origin === "string" ? [origin] : origin;
+  if (origins.length === 0) throw new Error("no origin to send to");
+  const each = Math.max(1, Math.ceil(connections / origins.length));
+  return origins.map((o) => new Pool(o, { connections: each, pipelining: 1, keepAliveTimeout: 30_000 }));
+}
+
+/**
  * Closed loop: `concurrency` publishers, each sending its next request when the previous one is answered, until
- * `total` requests were sent or `maxMs` passed (both bounds always apply).
+ * `total` requests were sent or `maxMs` passed (both bounds always apply). With several origins, publisher `w`
+ * sends to origin `w mod n`.
  */
 export async function closedLoop(opts: {
-  origin: string;
+  origin: string | string[];
   concurrency: number;
   total: number;
   maxMs: number;
   make: (i: number) => OutgoingRequest;
 }): Promise<LoadResult> {
-  const pool = new Pool(opts.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pools = poolsFor(opts.origin, opts.concurrency);
   const result = emptyResult();
   const deadline = result.startedAt + opts.maxMs;
   let next = 0;
-  const worker = async () => {
+  const worker = async (pool: Pool) => {
     while (next < opts.total && nowMs() < deadline) {
       const i = next++;
       result.sent++;
       await sendOne(pool, opts.make(i), result, 30_000);
     }
   };
-  await Promise.all(Array.from({ length: opts.concurrency }, worker));
+  await Promise.all(Array.from({ length: opts.concurrency }, (_, w) => worker(pools[w % pools.length]!)));
   finish(result);
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
   return result;
 }
 
 /**
  * Open loop at a fixed rate: every millisecond it sends whatever the schedule says is due, whether or not earlier
  * requests were answered (so a slow server cannot slow the generator down and hide its latency). Bounded by the
- * schedule's length and by `maxInFlight` (sends beyond it are counted as skipped).
+ * schedule's length and by `maxInFlight` (sends beyond it are counted as skipped). With several origins, send `i`
+ * goes to origin `i mod n`.
  */
 export async function openLoop(opts: {
-  origin: string;
+  origin: string | string[];
   ratePerSec: number;
   durationMs: number;
   connections: number;
   maxInFlight: number;
   make: (i: number, sentAt: number) => OutgoingRequest;
 }): Promise<LoadResult> {
-  const pool = new Pool(opts.origin, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pools = poolsFor(opts.origin, opts.connections);
   const result = emptyResult();
   const total = Math.floor((opts.ratePerSec * opts.durationMs) / 1000);
   const pending = new Set<Promise<void>>();
@@ -134,6 +147,7 @@ export async function openLoop(opts: {
         continue;
       }
       result.sent++;
+      const pool = pools[scheduled % pools.length]!;
       const p: Promise<void> = sendOne(pool, opts.make(scheduled, nowMs()), result, 30_000).finally(() =>
         pending.delete(p),
       );
@@ -143,6 +157,6 @@ export async function openLoop(opts: {
   }
   await Promise.race([Promise.allSettled([...pending]), sleep(30_000)]);
   finish(result);
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
   return result;
 }

@@ -9,6 +9,8 @@ export const nowMs = (): number => performance.timeOrigin + performance.now();
 export const SENT_HEADER = "x-bench-sent";
 /** Header carrying the intended delay in ms of a delayed message, for lateness. */
 export const DELAY_HEADER = "x-bench-delay";
+/** Ferry's message id on every delivery (neutral dialect), lower-cased as node:http gives it. */
+const MESSAGE_ID_HEADER = "svc-message-id";
 
 /**
  * The destination every scenario delivers to: a bare node:http server on 127.0.0.1 in the bench process that
@@ -26,6 +28,14 @@ export class BenchReceiver {
   readonly lateness: number[] = [];
   /** Arrivals that carried a signature header (Ferry signs; the peers do not). */
   signed = 0;
+  /**
+   * Set by scenarios with several delivering nodes: message ids (the `Svc-Message-Id` header) are remembered and an
+   * arrival whose id was seen before counts as a duplicate. Off by default (one Set insert per arrival).
+   */
+  trackMessageIds = false;
+  /** Arrivals whose message id had already arrived (only counted with `trackMessageIds`). */
+  duplicates = 0;
+  private readonly seenIds = new Set<string>();
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(private readonly server: Server) {}
@@ -54,14 +64,24 @@ export class BenchReceiver {
     this.firstAt = 0;
     this.lastAt = 0;
     this.signed = 0;
+    this.duplicates = 0;
+    this.seenIds.clear();
     this.byPath.clear();
     this.latencies.length = 0;
     this.lateness.length = 0;
   }
 
-  /** Resolves true once `count` requests arrived, false after `timeoutMs` (never rejects: the caller reports). */
+  /** Arrivals that count towards `waitFor`: distinct messages when ids are tracked (a duplicate is not progress). */
+  private get arrived(): number {
+    return this.trackMessageIds ? this.count - this.duplicates : this.count;
+  }
+
+  /**
+   * Resolves true once `count` requests (distinct messages with `trackMessageIds`) arrived, false after `timeoutMs`
+   * (never rejects: the caller reports).
+   */
   waitFor(count: number, timeoutMs: number): Promise<boolean> {
-    if (this.count >= count) return Promise.resolve(true);
+    if (this.arrived >= count) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = {
         count,
@@ -100,12 +120,17 @@ export class BenchReceiver {
         else this.latencies.push(at - Number(sent));
       }
       if (req.headers["svc-signature"] !== undefined) this.signed++;
+      const id = req.headers[MESSAGE_ID_HEADER];
+      if (this.trackMessageIds && typeof id === "string") {
+        if (this.seenIds.has(id)) this.duplicates++;
+        else this.seenIds.add(id);
+      }
       res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
       res.end("ok");
       if (this.waiters.length > 0) {
-        const ready = this.waiters.filter((w) => this.count >= w.count);
+        const ready = this.waiters.filter((w) => this.arrived >= w.count);
         if (ready.length > 0) {
-          this.waiters = this.waiters.filter((w) => this.count < w.count);
+          this.waiters = this.waiters.filter((w) => this.arrived < w.count);
           for (const w of ready) w.resolve();
         }
       }
