@@ -253,6 +253,19 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     expect((await claim(store, "node-b", T0)).map((m) => m.id)).toEqual([busy!.messageId]);
   });
 
+  it("nor for an account whose row another batch has just updated (its own fast path, a claim)", async () => {
+    await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-free') ON CONFLICT DO NOTHING");
+    const node = await openTransaction();
+    // A new row version, not committed yet: the unique check of an INSERT would wait for it.
+    await node.query("UPDATE flow_accounts SET active_bound = 1 WHERE account_id = 'acc-free'");
+    const publish = insert(store, 1, "acc-free", T0, undefined, "node-a");
+    expect(await settledWithin(publish, 300)).toBe(true);
+    const [busy] = await publish;
+    expect(busy!.message?.leaseOwner).toBeUndefined();
+    await node.end("COMMIT");
+    expect((await claim(store, "node-b", T0)).map((m) => m.id)).toEqual([busy!.messageId]);
+  });
+
   it("the fast path's bound of deliveries in flight errs high only, and a claim resets it", async () => {
     // The free plan allows 10 in flight; all 10 start on the fast path, counted by the bound alone.
     const fast = await insert(store, 10, "acc-free", T0, undefined, "node-a");

@@ -60,9 +60,15 @@ const lockAccounts = (skip: boolean) => ({
   text: `SELECT f.account_id, f.wake_at, a.plan FROM flow_accounts f LEFT JOIN accounts a ON a.id = f.account_id
     WHERE f.account_id = ANY($1::text[]) ORDER BY f.account_id FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
 });
+/**
+ * Rows the lock did not return are missing, or (SKIP LOCKED) held elsewhere. Only missing ones are inserted: the
+ * unique check of an INSERT would wait for the holder of an existing row, which a claim that skips must never do.
+ */
 const ensureAccounts = {
   name: "ferry_flow_ensure_accounts",
-  text: "INSERT INTO flow_accounts (account_id) SELECT unnest($1::text[]) ON CONFLICT (account_id) DO NOTHING",
+  text: `INSERT INTO flow_accounts (account_id) SELECT u.id FROM unnest($1::text[]) AS u(id)
+    WHERE NOT EXISTS (SELECT 1 FROM flow_accounts f WHERE f.account_id = u.id)
+    ON CONFLICT (account_id) DO NOTHING`,
 };
 const lockKeys = (skip: boolean) => ({
   name: skip ? "ferry_flow_try_lock_keys" : "ferry_flow_lock_keys",
@@ -74,7 +80,9 @@ const lockKeys = (skip: boolean) => ({
 const ensureKeys = {
   name: "ferry_flow_ensure_keys",
   text: `INSERT INTO flow_keys (account_id, key, parallelism, rate, period_sec, created_at)
-    SELECT *, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
+    SELECT u.*, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
+      AS u(account_id, key, parallelism, rate, period_sec)
+    WHERE NOT EXISTS (SELECT 1 FROM flow_keys f WHERE f.account_id = u.account_id AND f.key = u.key)
     ON CONFLICT (account_id, key) DO NOTHING`,
 };
 /**
