@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FerryProcess, spawnFerry } from "../helpers/process.js";
 import { type FreshDatabase, freshDatabase, postgresAvailable } from "../helpers/postgres.js";
 import { Receiver } from "../helpers/receiver.js";
+import { addCustomer, adminEnv, manage } from "../helpers/management.js";
 import { verifySignature } from "../helpers/signature.js";
 import { httpCall, startTestServer, TEST_NEXT_KEY, TEST_TOKEN, type TestServer } from "../helpers/server.js";
 
@@ -124,6 +125,23 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
       );
     }
   }, 40_000);
+
+  it("a token rotated through one node is refused by every node at once, and the new one accepted", async () => {
+    const a = await node(adminEnv);
+    const b = await node(adminEnv);
+    const customer = await addCustomer(a, "rotate-everywhere@test.local");
+    const publishThrough = (server: TestServer, token: string) =>
+      server.call("POST", `/v2/publish/${receiver.url("/rotated")}`, { token, body: "x" });
+    expect((await publishThrough(b, customer.token)).status).toBe(200);
+    const rotated = await manage(a, "POST", `/v2/msgsvc/rotate-token/${customer.accountId}`, {
+      auth: customer.credentials,
+    });
+    expect(rotated.status).toBe(200);
+    // B's very next request: no cache, no delay.
+    expect((await publishThrough(b, customer.token)).status).toBe(401);
+    expect((await publishThrough(b, rotated.json.token)).status).toBe(200);
+    expect((await publishThrough(a, customer.token)).status).toBe(401);
+  });
 
   it("a key rotated through one node signs the next delivery of every node", async () => {
     const a = await node();
