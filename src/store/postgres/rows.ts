@@ -4,39 +4,16 @@ import {
   joinLabels,
   type LogRow,
   logFromRow,
+  messageFromRow,
+  type MessageRow as SharedMessageRow,
 } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
-import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
+import type { NewMessage } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
-/** Column values of a `messages` row as pg returns them (BIGINT parsed to numbers, see connection.ts). */
-export interface MessageRow {
-  seq: number;
-  id: string;
-  account_id: string;
-  kind: string;
-  parent_id: string | null;
-  state: string;
-  due_at: number;
-  lease_owner: string | null;
-  lease_until: number | null;
-  cancel_requested: boolean;
-  url: string;
-  body: Buffer | null;
-  spec: string;
-  created_at: number;
-  not_before: number;
-  retried: number;
-  topic_name: string | null;
-  endpoint_name: string | null;
-  queue_name: string | null;
-  schedule_id: string | null;
-  caller_ip: string | null;
-  labels: string | null;
-  flow_key: string | null;
-  dedup_id: string | null;
-}
-
+/** A `messages` row as pg returns it (BIGINT parsed to numbers, see connection.ts). */
+export type MessageRow = SharedMessageRow<boolean>;
+export { messageFromRow };
 
 /** Host or path of a URL, as the SQLite adapter's url_host()/url_path() compute them; stored at insert. */
 export function urlPart(url: string, part: "host" | "path"): string | null {
@@ -46,33 +23,6 @@ export function urlPart(url: string, part: "host" | "path"): string | null {
   } catch {
     return null;
   }
-}
-
-export function messageFromRow(r: MessageRow): Message {
-  const m: Message = {
-    id: r.id,
-    accountId: r.account_id,
-    kind: r.kind as MessageKind,
-    state: r.state as MessageState,
-    url: r.url,
-    body: r.body ?? undefined,
-    spec: JSON.parse(r.spec) as MessageSpec,
-    createdAt: r.created_at,
-    notBefore: r.not_before,
-    dueAt: r.due_at,
-    retried: r.retried,
-    cancelRequested: r.cancel_requested,
-  };
-  if (r.parent_id !== null) m.parentId = r.parent_id;
-  if (r.topic_name !== null) m.topicName = r.topic_name;
-  if (r.endpoint_name !== null) m.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) m.queueName = r.queue_name;
-  if (r.schedule_id !== null) m.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) m.callerIp = r.caller_ip;
-  if (r.dedup_id !== null) m.dedupId = r.dedup_id;
-  if (r.lease_owner !== null) m.leaseOwner = r.lease_owner;
-  if (r.lease_until !== null) m.leaseUntil = r.lease_until;
-  return m;
 }
 
 /**
@@ -136,7 +86,6 @@ export function messageValues(m: NewMessage, leaseOwner: string | null, leaseUnt
   ];
 }
 
-
 export const LOG_COLUMNS = [
   ["account_id", "text"],
   ["message_id", "text"],
@@ -175,9 +124,7 @@ export function logValues(e: LogEntry): unknown[] {
   ];
 }
 
-
 export type AccountRow = SharedAccountRow<boolean> & { seq: number };
-
 
 /** Insert columns of an account (seq is generated: insertion order), in the order of `accountValues`. */
 export const ACCOUNT_COLUMNS = [

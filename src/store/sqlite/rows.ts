@@ -4,66 +4,16 @@ import {
   joinLabels,
   type LogRow,
   logFromRow,
+  messageFromRow,
+  type MessageRow as SharedMessageRow,
 } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
-import type { Message, MessageKind, MessageSpec, MessageState, NewMessage } from "../../domain/message.js";
+import type { NewMessage } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
-/** Column values of a `messages` row, as better-sqlite3 returns them. */
-export interface MessageRow {
-  seq: number;
-  id: string;
-  account_id: string;
-  kind: string;
-  parent_id: string | null;
-  state: string;
-  due_at: number;
-  lease_owner: string | null;
-  lease_until: number | null;
-  cancel_requested: number;
-  url: string;
-  body: Buffer | null;
-  spec: string;
-  created_at: number;
-  not_before: number;
-  retried: number;
-  topic_name: string | null;
-  endpoint_name: string | null;
-  queue_name: string | null;
-  schedule_id: string | null;
-  caller_ip: string | null;
-  labels: string | null;
-  flow_key: string | null;
-  dedup_id: string | null;
-}
-
-
-export function messageFromRow(r: MessageRow): Message {
-  const m: Message = {
-    id: r.id,
-    accountId: r.account_id,
-    kind: r.kind as MessageKind,
-    state: r.state as MessageState,
-    url: r.url,
-    body: r.body ?? undefined,
-    spec: JSON.parse(r.spec) as MessageSpec,
-    createdAt: r.created_at,
-    notBefore: r.not_before,
-    dueAt: r.due_at,
-    retried: r.retried,
-    cancelRequested: r.cancel_requested === 1,
-  };
-  if (r.parent_id !== null) m.parentId = r.parent_id;
-  if (r.topic_name !== null) m.topicName = r.topic_name;
-  if (r.endpoint_name !== null) m.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) m.queueName = r.queue_name;
-  if (r.schedule_id !== null) m.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) m.callerIp = r.caller_ip;
-  if (r.dedup_id !== null) m.dedupId = r.dedup_id;
-  if (r.lease_owner !== null) m.leaseOwner = r.lease_owner;
-  if (r.lease_until !== null) m.leaseUntil = r.lease_until;
-  return m;
-}
+/** A `messages` row as better-sqlite3 returns it. */
+export type MessageRow = SharedMessageRow<number>;
+export { messageFromRow };
 
 /** Named parameters for inserting a message row (the column list lives in messages.ts). */
 export function messageParams(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null) {
@@ -93,7 +43,6 @@ export function messageParams(m: NewMessage, leaseOwner: string | null, leaseUnt
   };
 }
 
-
 export function logParams(e: LogEntry) {
   return {
     account_id: e.accountId,
@@ -111,7 +60,6 @@ export function logParams(e: LogEntry) {
     details: JSON.stringify(e.details),
   };
 }
-
 
 export type AccountRow = SharedAccountRow<number>;
 
@@ -136,7 +84,6 @@ export const ACCOUNT_COLUMNS = [
   "budget",
   "created_by",
 ] as const;
-
 
 /** Named parameters for inserting an account row; management fields default as a fresh account's would. */
 export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[number], string | number | null> {
