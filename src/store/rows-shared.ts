@@ -1,12 +1,15 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, MessageKind, MessageSpec, MessageState } from "../domain/message.js";
 import type { PlanName } from "../domain/plans.js";
+import type { Schedule } from "../domain/schedule.js";
+import type { SearchIndex, SearchRegion, SearchType } from "../domain/search.js";
+import type { DlqEntry } from "./store-dlq.js";
 import type { Account } from "./store.js";
 
 /**
- * Row mapping both adapters share: the `logs` table has the same columns and value types in SQLite and PostgreSQL.
- * The account and message mappers normalise the flags (0/1 in SQLite, booleans in PostgreSQL); what differs is how
- * each adapter writes rows.
+ * Row mapping both adapters share: their tables have the same columns, and BIGINTs come back as numbers from both.
+ * Flags are 0/1 in SQLite and booleans in PostgreSQL, so each row type takes the flag type as a parameter and the
+ * mappers normalise it with Boolean(). What differs between the adapters is how they write rows.
  */
 
 /** Labels are stored as ",a,b," so that one LIKE finds a label. */
@@ -152,3 +155,114 @@ export function messageFromRow(r: MessageRow): Message {
   if (r.lease_until !== null) m.leaseUntil = r.lease_until;
   return m;
 }
+
+/** A `dlq` row (migration 001 of both adapters): the message's columns (no lease or due state) plus the response. */
+export type DlqRow = Omit<
+  MessageRow,
+  "id" | "state" | "due_at" | "lease_owner" | "lease_until" | "cancel_requested" | "dedup_id"
+> & {
+  dlq_id: string;
+  message_id: string;
+  failed_at: number;
+  response_status: number | null;
+  response_headers: string;
+  response_body: Buffer | null;
+  error: string | null;
+};
+
+export function dlqEntryFromRow(r: DlqRow): DlqEntry {
+  // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
+  const message = messageFromRow({
+    ...r,
+    id: r.message_id,
+    state: "CREATED",
+    due_at: r.failed_at,
+    lease_owner: null,
+    lease_until: null,
+    cancel_requested: false,
+    dedup_id: null,
+  });
+  const entry: DlqEntry = {
+    dlqId: r.dlq_id,
+    message,
+    failedAt: r.failed_at,
+    response: {
+      headers: JSON.parse(r.response_headers) as Record<string, string[]>,
+      body: r.response_body ?? Buffer.alloc(0),
+    },
+  };
+  if (r.response_status !== null) entry.response.status = r.response_status;
+  if (r.error !== null) entry.response.error = r.error;
+  return entry;
+}
+
+/** A `schedules` row; `paused` is 0/1 in SQLite and a boolean in PostgreSQL. */
+export interface ScheduleRow<Flag extends number | boolean = number | boolean> {
+  account_id: string;
+  id: string;
+  revision: string;
+  destination: string;
+  cron: string;
+  spec: string;
+  body: Buffer | null;
+  delay_ms: number;
+  queue_name: string | null;
+  caller_ip: string | null;
+  paused: Flag;
+  created_at: number;
+  next_run_at: number | null;
+  last_run_at: number | null;
+  last_message_ids: string;
+  error: string | null;
+}
+
+export function scheduleFromRow(r: ScheduleRow): Schedule {
+  const s: Schedule = {
+    id: r.id,
+    accountId: r.account_id,
+    destination: r.destination,
+    cron: r.cron,
+    spec: JSON.parse(r.spec) as MessageSpec,
+    delayMs: r.delay_ms,
+    paused: Boolean(r.paused),
+    createdAt: r.created_at,
+    lastMessageIds: JSON.parse(r.last_message_ids) as string[],
+    revision: r.revision,
+  };
+  if (r.body !== null) s.body = r.body;
+  if (r.queue_name !== null) s.queueName = r.queue_name;
+  if (r.caller_ip !== null) s.callerIp = r.caller_ip;
+  if (r.next_run_at !== null) s.nextRunAt = r.next_run_at;
+  if (r.last_run_at !== null) s.lastRunAt = r.last_run_at;
+  if (r.error !== null) s.error = r.error;
+  return s;
+}
+
+/** A `search_indexes` row; the flag is 0/1 in SQLite and a boolean in PostgreSQL. */
+export interface SearchIndexRow<Flag extends number | boolean = number | boolean> {
+  id: string;
+  customer_id: string;
+  name: string;
+  endpoint: string;
+  type: string;
+  region: string;
+  partner_email: string;
+  token: string;
+  read_only_token: string;
+  input_enrichment_enabled: Flag;
+  creation_time: number;
+}
+
+export const searchIndexFromRow = (r: SearchIndexRow): SearchIndex => ({
+  id: r.id,
+  customerId: r.customer_id,
+  name: r.name,
+  endpoint: r.endpoint,
+  type: r.type as SearchType,
+  region: r.region as SearchRegion,
+  partnerEmail: r.partner_email,
+  token: r.token,
+  readOnlyToken: r.read_only_token,
+  inputEnrichmentEnabled: Boolean(r.input_enrichment_enabled),
+  creationTime: r.creation_time,
+});

@@ -1,7 +1,7 @@
 import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
 import type { PgContext } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
-import { type MessageRow, messageFromRow } from "./rows.js";
+import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
 
 /**
  * The dead letter queue on PostgreSQL (mirrors src/store/sqlite/dlq.ts). Entries are written by `messageFinish`
@@ -9,46 +9,6 @@ import { type MessageRow, messageFromRow } from "./rows.js";
  * its rows and deletes them atomically, so two nodes deleting or trimming at once never delete a row twice nor
  * more rows than asked: a row another transaction deleted first is skipped by the second (re-checked after its lock).
  */
-
-/** Column values of a `dlq` row: the message's columns (no lease or due state) plus the response. */
-type DlqRow = Omit<
-  MessageRow,
-  "id" | "state" | "due_at" | "lease_owner" | "lease_until" | "cancel_requested" | "dedup_id"
-> & {
-  dlq_id: string;
-  message_id: string;
-  failed_at: number;
-  response_status: number | null;
-  response_headers: string;
-  response_body: Buffer | null;
-  error: string | null;
-};
-
-function entryFromRow(r: DlqRow): DlqEntry {
-  // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
-  const message = messageFromRow({
-    ...r,
-    id: r.message_id,
-    state: "CREATED",
-    due_at: r.failed_at,
-    lease_owner: null,
-    lease_until: null,
-    cancel_requested: false,
-    dedup_id: null,
-  });
-  const entry: DlqEntry = {
-    dlqId: r.dlq_id,
-    message,
-    failedAt: r.failed_at,
-    response: {
-      headers: JSON.parse(r.response_headers) as Record<string, string[]>,
-      body: r.response_body ?? Buffer.alloc(0),
-    },
-  };
-  if (r.response_status !== null) entry.response.status = r.response_status;
-  if (r.error !== null) entry.response.error = r.error;
-  return entry;
-}
 
 /** WHERE terms of a DLQ filter, after `account_id = $1`; fromDate/toDate apply to the time the entry was written. */
 function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where: string } {
@@ -92,14 +52,14 @@ export function dlqQueries(ctx: PgContext): DlqStore {
         params.values,
       );
       const page = rows.slice(0, count);
-      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(entryFromRow) };
+      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(dlqEntryFromRow) };
       if (rows.length > count && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
       return result;
     },
 
     dlqGet: async ({ accountId, dlqId }) => {
       const [row] = await ctx.query<DlqRow>(getSql, [accountId, dlqId]);
-      return row ? entryFromRow(row) : undefined;
+      return row ? dlqEntryFromRow(row) : undefined;
     },
 
     dlqDelete: ({ accountId, filter, count, cursor }) =>

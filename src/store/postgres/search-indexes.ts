@@ -1,5 +1,5 @@
-import type { SearchIndex, SearchRegion, SearchType } from "../../domain/search.js";
 import type { ManagementStore } from "../management-store.js";
+import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
 
@@ -7,34 +7,6 @@ type SearchIndexQueries = Pick<
   ManagementStore,
   "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
 >;
-
-interface SearchIndexRow {
-  id: string;
-  customer_id: string;
-  name: string;
-  endpoint: string;
-  type: string;
-  region: string;
-  partner_email: string;
-  token: string;
-  read_only_token: string;
-  input_enrichment_enabled: boolean;
-  creation_time: number;
-}
-
-const fromRow = (r: SearchIndexRow): SearchIndex => ({
-  id: r.id,
-  customerId: r.customer_id,
-  name: r.name,
-  endpoint: r.endpoint,
-  type: r.type as SearchType,
-  region: r.region as SearchRegion,
-  partnerEmail: r.partner_email,
-  token: r.token,
-  readOnlyToken: r.read_only_token,
-  inputEnrichmentEnabled: r.input_enrichment_enabled,
-  creationTime: r.creation_time,
-});
 
 /** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
 const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
@@ -44,7 +16,7 @@ const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
 };
 
 export function searchIndexQueries(ctx: PgContext): SearchIndexQueries {
-  const one = (rows: SearchIndexRow[]) => (rows[0] ? fromRow(rows[0]) : undefined);
+  const one = (rows: SearchIndexRow[]) => (rows[0] ? searchIndexFromRow(rows[0]) : undefined);
   const get = "SELECT * FROM search_indexes WHERE id = $1 AND customer_id = $2";
 
   return {
@@ -78,7 +50,7 @@ export function searchIndexQueries(ctx: PgContext): SearchIndexQueries {
           "SELECT * FROM search_indexes WHERE customer_id = $1 ORDER BY creation_time, id",
           [customerId],
         )
-      ).map(fromRow),
+      ).map(searchIndexFromRow),
 
     // One UPDATE … RETURNING: the change and the record returned are the same row version, whichever node wrote last.
     searchIndexUpdate: ({ customerId, id, patch }) =>

@@ -1,47 +1,7 @@
 import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
-import { type MessageRow, messageFromRow } from "./rows.js";
-
-/** Column values of a `dlq` row (migration 001): the message's columns (no lease or due state) plus the response. */
-type DlqRow = Omit<
-  MessageRow,
-  "id" | "state" | "due_at" | "lease_owner" | "lease_until" | "cancel_requested" | "dedup_id"
-> & {
-  dlq_id: string;
-  message_id: string;
-  failed_at: number;
-  response_status: number | null;
-  response_headers: string;
-  response_body: Buffer | null;
-  error: string | null;
-};
-
-function entryFromRow(r: DlqRow): DlqEntry {
-  // A DLQ entry is not in the hot table: state and due time carry no meaning; CREATED is a neutral placeholder.
-  const message = messageFromRow({
-    ...r,
-    id: r.message_id,
-    state: "CREATED",
-    due_at: r.failed_at,
-    lease_owner: null,
-    lease_until: null,
-    cancel_requested: 0,
-    dedup_id: null,
-  });
-  const entry: DlqEntry = {
-    dlqId: r.dlq_id,
-    message,
-    failedAt: r.failed_at,
-    response: {
-      headers: JSON.parse(r.response_headers) as Record<string, string[]>,
-      body: r.response_body ?? Buffer.alloc(0),
-    },
-  };
-  if (r.response_status !== null) entry.response.status = r.response_status;
-  if (r.error !== null) entry.response.error = r.error;
-  return entry;
-}
+import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
 
 /** WHERE terms of a DLQ filter; fromDate/toDate apply to the time the entry was written. */
 function dlqWhere(filter: DlqFilter): { where: string[]; params: unknown[] } {
@@ -82,14 +42,14 @@ export function dlqQueries(ctx: SqliteContext): DlqStore {
       const sql = `SELECT * FROM dlq WHERE account_id = ? ${and(where)} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ?`;
       const rows = db.prepare(sql).all(accountId, ...params, limit + 1) as DlqRow[];
       const page = rows.slice(0, limit);
-      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(entryFromRow) };
+      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(dlqEntryFromRow) };
       if (rows.length > limit && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
       return result;
     },
 
     dlqGet: async ({ accountId, dlqId }) => {
       const row = get.get(accountId, dlqId) as DlqRow | undefined;
-      return row ? entryFromRow(row) : undefined;
+      return row ? dlqEntryFromRow(row) : undefined;
     },
 
     dlqDelete: ({ accountId, filter, count: limit, cursor }) =>

@@ -1,55 +1,13 @@
 import { ulid } from "../../domain/ids.js";
-import type { MessageSpec } from "../../domain/message.js";
 import {
-  type Schedule,
   type ScheduleMessageState,
   type ScheduleWithStates,
   scheduleMessageState,
 } from "../../domain/schedule.js";
+import { type ScheduleRow, scheduleFromRow } from "../rows-shared.js";
 import type { ScheduleStore } from "../schedule-store.js";
 import type { SqliteContext } from "./context.js";
 import { messageInserter } from "./messages.js";
-
-interface ScheduleRow {
-  account_id: string;
-  id: string;
-  revision: string;
-  destination: string;
-  cron: string;
-  spec: string;
-  body: Buffer | null;
-  delay_ms: number;
-  queue_name: string | null;
-  caller_ip: string | null;
-  paused: number;
-  created_at: number;
-  next_run_at: number | null;
-  last_run_at: number | null;
-  last_message_ids: string;
-  error: string | null;
-}
-
-function scheduleFromRow(r: ScheduleRow): Schedule {
-  const s: Schedule = {
-    id: r.id,
-    accountId: r.account_id,
-    destination: r.destination,
-    cron: r.cron,
-    spec: JSON.parse(r.spec) as MessageSpec,
-    delayMs: r.delay_ms,
-    paused: r.paused === 1,
-    createdAt: r.created_at,
-    lastMessageIds: JSON.parse(r.last_message_ids) as string[],
-    revision: r.revision,
-  };
-  if (r.body !== null) s.body = r.body;
-  if (r.queue_name !== null) s.queueName = r.queue_name;
-  if (r.caller_ip !== null) s.callerIp = r.caller_ip;
-  if (r.next_run_at !== null) s.nextRunAt = r.next_run_at;
-  if (r.last_run_at !== null) s.lastRunAt = r.last_run_at;
-  if (r.error !== null) s.error = r.error;
-  return s;
-}
 
 export function scheduleQueries(ctx: SqliteContext): ScheduleStore {
   const { db } = ctx;

@@ -1,39 +1,11 @@
-import type { SearchIndex, SearchRegion, SearchType } from "../../domain/search.js";
 import type { ManagementStore } from "../management-store.js";
+import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { SqliteContext } from "./context.js";
 
 type SearchIndexQueries = Pick<
   ManagementStore,
   "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
 >;
-
-interface SearchIndexRow {
-  id: string;
-  customer_id: string;
-  name: string;
-  endpoint: string;
-  type: string;
-  region: string;
-  partner_email: string;
-  token: string;
-  read_only_token: string;
-  input_enrichment_enabled: number;
-  creation_time: number;
-}
-
-const fromRow = (r: SearchIndexRow): SearchIndex => ({
-  id: r.id,
-  customerId: r.customer_id,
-  name: r.name,
-  endpoint: r.endpoint,
-  type: r.type as SearchType,
-  region: r.region as SearchRegion,
-  partnerEmail: r.partner_email,
-  token: r.token,
-  readOnlyToken: r.read_only_token,
-  inputEnrichmentEnabled: r.input_enrichment_enabled === 1,
-  creationTime: r.creation_time,
-});
 
 const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
   name: "name",
@@ -61,10 +33,10 @@ export function searchIndexQueries(ctx: SqliteContext): SearchIndexQueries {
 
     searchIndexGet: async ({ customerId, id }) => {
       const row = get.get(id, customerId) as SearchIndexRow | undefined;
-      return row ? fromRow(row) : undefined;
+      return row ? searchIndexFromRow(row) : undefined;
     },
 
-    searchIndexList: async ({ customerId }) => (list.all(customerId) as SearchIndexRow[]).map(fromRow),
+    searchIndexList: async ({ customerId }) => (list.all(customerId) as SearchIndexRow[]).map(searchIndexFromRow),
 
     searchIndexUpdate: ({ customerId, id, patch }) =>
       ctx.write(() => {
@@ -78,7 +50,7 @@ export function searchIndexQueries(ctx: SqliteContext): SearchIndexQueries {
           );
         }
         const row = get.get(id, customerId) as SearchIndexRow | undefined;
-        return row ? fromRow(row) : undefined;
+        return row ? searchIndexFromRow(row) : undefined;
       }),
 
     searchIndexDelete: ({ customerId, id }) => ctx.write(() => remove.run(id, customerId).changes === 1),
