@@ -1,51 +1,17 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
-import type { FlowControl, Message, NewMessage } from "../../src/domain/message.js";
-import type { Account, Store } from "../../src/store/store.js";
+import type { FlowControl, Message } from "../../src/domain/message.js";
+import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
+import { account, message, T0 } from "./flow-fixtures.js";
 
 /**
  * Flow control with several nodes on one PostgreSQL database: stores with their own pools claiming at once, and the
  * row-lock protocol of src/store/postgres/flow-control.ts checked step by step, with a raw connection standing in
  * for another node's transaction held open at the worst moment.
  */
-const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
-
-function account(id: string, plan: Account["plan"]): Account {
-  return {
-    id,
-    customerId: id,
-    token: `token-${id}`,
-    password: "p",
-    currentSigningKey: "sig_current0000000000",
-    nextSigningKey: "sig_next000000000000000",
-    plan,
-    state: "active",
-    active: true,
-    createdAt: T0,
-  };
-}
-
-function message(accountId: string, now: number, flowControl?: FlowControl): NewMessage {
-  const m: NewMessage = {
-    id: newMessageId(now),
-    accountId,
-    kind: "message",
-    state: "CREATED",
-    url: "http://127.0.0.1:9/x",
-    body: undefined,
-    spec: { method: "POST", headers: {}, retries: 0 },
-    createdAt: now,
-    notBefore: 0,
-    dueAt: now,
-    retried: 0,
-  };
-  if (flowControl) m.spec.flowControl = flowControl;
-  return m;
-}
 
 describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, row locks", () => {
   let db: Awaited<ReturnType<typeof openPostgresTestStores>>;

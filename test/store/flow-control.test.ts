@@ -4,19 +4,18 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
-import type { FlowControl, Message, NewMessage } from "../../src/domain/message.js";
+import type { FlowControl, Message } from "../../src/domain/message.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import type { Account, Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
+import { account, message, T0 } from "./flow-fixtures.js";
 
 /**
  * The claim's flow-control rules against both stores, with time passed in explicitly. Two lease owners stand for
  * two nodes sharing the database: the limits must hold across them. flow-control-postgres.test.ts has real
  * concurrent nodes (stores with their own pools) and the row-lock protocol.
  */
-const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
 
 interface Opened {
@@ -73,39 +72,6 @@ const factories: { name: string; open(): Promise<Opened> }[] = [
       ]
     : []),
 ];
-
-function account(id: string, plan: Account["plan"]): Account {
-  return {
-    id,
-    customerId: id,
-    token: `token-${id}`,
-    password: "p",
-    currentSigningKey: "sig_current0000000000",
-    nextSigningKey: "sig_next000000000000000",
-    plan,
-    state: "active",
-    active: true,
-    createdAt: T0,
-  };
-}
-
-function message(accountId: string, now: number, flowControl?: FlowControl): NewMessage {
-  const m: NewMessage = {
-    id: newMessageId(now),
-    accountId,
-    kind: "message",
-    state: "CREATED",
-    url: "http://127.0.0.1:9/x",
-    body: undefined,
-    spec: { method: "POST", headers: {}, retries: 0 },
-    createdAt: now,
-    notBefore: 0,
-    dueAt: now,
-    retried: 0,
-  };
-  if (flowControl) m.spec.flowControl = flowControl;
-  return m;
-}
 
 for (const factory of factories) {
   describe(`flow control: ${factory.name}`, () => {
