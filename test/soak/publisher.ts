@@ -60,7 +60,7 @@ export async function publishLane(
   chunk = 20,
 ): Promise<void> {
   let turn = messages[0]?.lane ?? 0;
-  const until = async (
+  const sendUntilAcknowledged = async (
     path: string,
     headers: Record<string, string>,
     body: string,
@@ -100,7 +100,8 @@ export async function publishLane(
         ...(m.queue ? { queue: m.queue } : {}),
       }));
       const seqs = slice.map((m) => m.seq);
-      const answer = await until("/v2/batch", { "content-type": "application/json" }, JSON.stringify(items), seqs);
+      const json = { "content-type": "application/json" };
+      const answer = await sendUntilAcknowledged("/v2/batch", json, JSON.stringify(items), seqs);
       if (!Array.isArray(answer) || answer.length !== slice.length) {
         throw new Error(`batch answer does not match its ${slice.length} items: ${JSON.stringify(answer)}`);
       }
@@ -108,7 +109,7 @@ export async function publishLane(
     } else {
       for (const m of slice) {
         const path = m.queue ? `/v2/enqueue/${m.queue}/${destination(m)}` : `/v2/publish/${destination(m)}`;
-        record(m, await until(path, publishHeaders(m), `ledger ${m.seq}`, [m.seq]));
+        record(m, await sendUntilAcknowledged(path, publishHeaders(m), `ledger ${m.seq}`, [m.seq]));
       }
     }
   }
