@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, request } from "undici";
-import { addHeader, type HeaderMap } from "../domain/headers.js";
+import { addHeader, emptyHeaderMap, type HeaderMap } from "../domain/headers.js";
 import type { AttemptResponse } from "../domain/message.js";
 import type { EgressPolicy } from "../domain/egress-policy.js";
 import { egressConnector } from "./egress.js";
@@ -47,7 +47,7 @@ async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> 
       headersTimeout: p.timeoutMs,
       bodyTimeout: p.timeoutMs,
     });
-    const headers: HeaderMap = {};
+    const headers: HeaderMap = emptyHeaderMap();
     for (const [name, value] of Object.entries(res.headers)) {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) addHeader(headers, name, v);
