@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyHttpOptions, FastifyInstance } from "fastify";
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import { limitsOf } from "../services/accounts.js";
@@ -19,11 +19,22 @@ type IngressConfig = Pick<Config, "headersTimeoutMs" | "requestTimeoutMs" | "max
 /** Fastify options of the limits that must be set when the server is created. */
 export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<Server> {
   return {
-    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      // Node answers a request without Host with a bare 400 and no body; Ferry never reads Host, so it answers it.
+      requireHostHeader: false,
+    },
     requestTimeout: config.requestTimeoutMs,
     // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
     keepAliveTimeout: 72_000,
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config),
+    // A path the router cannot decode (`%C0%AF`, a lone `%`) is bad input, named like any other.
+    frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split("?")[0]!.slice(0, 200);
+      const problem = error.code === "FST_ERR_BAD_URL" ? "is not a valid URL encoding" : error.message;
+      void reply.status(400).send({ error: `invalid path: "${path}" ${problem}` });
+    },
   };
 }
 
@@ -46,7 +57,9 @@ function answerClientError(error: Error & { code?: string }, socket: Socket, con
     status = 431;
     message = `request line and headers: more than ${MAX_HEADER_BYTES} bytes`;
   }
-  write(socket, status, message);
+  // An answer to HEAD carries no body (RFC 9110 §9.3.2); the packet being parsed tells the method.
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
+  write(socket, status, message, "", head);
 }
 
 const reasons: Record<number, string> = {
@@ -56,12 +69,12 @@ const reasons: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-function write(socket: Socket, status: number, message: string, extra = ""): void {
+function write(socket: Socket, status: number, message: string, extra = "", headOnly = false): void {
   const body = JSON.stringify({ error: message });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${extra}Connection: close\r\n\r\n${body}`,
+        `${extra}Connection: close\r\n\r\n${headOnly ? "" : body}`,
     );
   }
   socket.destroySoon();

@@ -36,7 +36,10 @@ export function orderParam(query: Query, fallback: Order): Order {
 /** Unknown query keys are refused with a 4xx naming the key, so a misspelt filter never widens a bulk operation. */
 export function rejectUnknownKeys(query: Query, allowed: ReadonlySet<string>, tokenKey: string): void {
   for (const key of Object.keys(query)) {
-    if (!allowed.has(key) && key !== tokenKey) throw invalidField(key, "unknown query parameter");
+    if (!allowed.has(key) && key !== tokenKey) {
+      // An empty key (`?=x`) is named too, so the message always says which parameter is at fault.
+      throw invalidField(key === "" ? 'query parameter ""' : key, "unknown query parameter");
+    }
   }
 }
 
@@ -78,13 +81,20 @@ export function messageFilterFromQuery(query: Query): MessageFilter {
   return f;
 }
 
+/** A JSON body field used as a query value: a string, number or boolean (an object has no text to filter by). */
+export function bodyScalar(value: unknown, key: string): string {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  throw invalidField(key, "must be a string, a number or an array of them");
+}
+
 /** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */
 export function messageFilterFromBody(body: Record<string, unknown>): MessageFilter {
-  const query: Query = {};
+  // Null prototype: a field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
+  const query = Object.create(null) as Query;
   for (const [key, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
-    if (Array.isArray(value)) query[key] = value.map(String);
-    else query[key] = String(value);
+    if (Array.isArray(value)) query[key] = value.map((v) => bodyScalar(v, key));
+    else query[key] = bodyScalar(value, key);
   }
   return messageFilterFromQuery(query);
 }

@@ -14,7 +14,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const message =
-        error.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? "invalid body: request body is too large" : error.message;
+        error.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+          ? "invalid body: request body is too large"
+          : error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+            ? `invalid Content-Type: ${JSON.stringify(String(request.headers["content-type"] ?? "")).slice(0, 200)} is not a media type`
+            : error.message;
       return reply.status(status).send({ error: message });
     }
     if (isStorageFull(error)) {

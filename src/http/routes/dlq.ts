@@ -7,6 +7,7 @@ import type { DlqFilter } from "../../store/store-dlq.js";
 import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
 import {
+  bodyScalar,
   intParam,
   messageFilterFromQuery,
   multi,
@@ -68,7 +69,8 @@ function readQuery(
   services: Services,
   withBody: boolean,
 ): Query {
-  const query: Query = {};
+  // Null prototype: a body field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
+  const query = Object.create(null) as Query;
   for (const [key, value] of Object.entries(request.query as Query)) {
     // Retry requests may carry configuration as `svc-*` query keys; they are read separately.
     if (!key.toLowerCase().startsWith(services.dialect.prefixLower)) query[key] = value;
@@ -79,7 +81,7 @@ function readQuery(
     if (key === "dlqIds" && !(Array.isArray(value) && value.every((v) => typeof v === "string"))) {
       throw invalidField("dlqIds", "must be an array of dlq ids");
     }
-    query[key] = Array.isArray(value) ? value.map(String) : String(value);
+    query[key] = Array.isArray(value) ? value.map((v) => bodyScalar(v, key)) : bodyScalar(value, key);
   }
   for (const key of REFUSED_KEYS) {
     if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
