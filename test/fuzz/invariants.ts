@@ -2,8 +2,13 @@
  * What every answer to a fuzzed request must satisfy (docs/reliability.md, "Fuzzing"). Returns the broken rule, or
  * undefined. Connection drops and timeouts are checked by the sender.
  */
+/** No answer may be larger than this (a page of logs or DLQ entries included). */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
 export function brokenRule(status: number, body: string, method: string): string | undefined {
   if (status >= 500) return `answered ${status}: ${body.slice(0, 300)}`;
+  const size = Buffer.byteLength(body);
+  if (size > MAX_ANSWER_BYTES) return `an answer of ${size} bytes, above ${MAX_ANSWER_BYTES}`;
   if (status < 400) return undefined;
   if (method === "HEAD") return undefined; // a HEAD answer has no body to check
   let error: unknown;

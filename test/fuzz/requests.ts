@@ -85,7 +85,9 @@ function routePath(ctx: FuzzContext): fc.Arbitrary<{ method: string; path: strin
     fc.array(seg, { minLength: 1, maxLength: 4 }).map((parts) => ({ method: "GET", path: `/${parts.join("/")}` })),
     fc.constantFrom("/v2", "/v2/", "/", "//v2//logs", "/v2/./logs", "/v2/logs/../keys", "/V2/LOGS", "/v2/publish", "/v2/publish/", "/health", "/v2/enqueue/", "/v2/messages").map((p) => ({ method: "GET", path: p })),
   ];
-  return fc.tuple(fc.oneof(...routes), fc.option(fc.constantFrom(...METHODS), { freq: 6 })).map(([r, other]) => ({
+  // Routes that take a message (publish, enqueue, schedules, batch) come up four times as often as the others.
+  const weighted = routes.map((arbitrary, i) => ({ weight: i < 4 ? 4 : 1, arbitrary }));
+  return fc.tuple(fc.oneof(...weighted), fc.option(fc.constantFrom(...METHODS), { freq: 6 })).map(([r, other]) => ({
     method: other ?? r.method,
     path: r.path,
   }));
@@ -207,4 +209,16 @@ export function fuzzRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     });
   const raw = rawRequest().map((r): FuzzRequest => ({ method: "RAW", path: "", headers: [], auth: "missing", raw: r }));
   return fc.oneof({ weight: 49, arbitrary: structured }, { weight: 1, arbitrary: raw });
+}
+
+/** Forwarded header names for the ledger's publishes: ordinary, object keys, and names no request can carry. */
+export const forwardedName = fc.constantFrom(
+  "X-Ledger", "Content-Type", "__proto__", "constructor", "toString", "hasOwnProperty", "Connection", "Keep-Alive",
+  "Transfer-Encoding", "Upgrade", "Expect", "Content-Length", "TE", "Trailer", "Host", "", "X Bad", "Proxy-Connection",
+);
+
+/** A ledger publish: clean delivery configuration, hostile forwarded header names and values. */
+export function ledgerHeaders(prefix: string): fc.Arbitrary<[string, string][]> {
+  const value = fc.oneof(fc.constantFrom("a", "close", "0", "100-continue", "chunked", "websocket", ""), fc.string({ maxLength: 20 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")));
+  return fc.array(fc.tuple(forwardedName, value).map(([n, v]): [string, string] => [`${prefix}Forward-${n}`, v]), { maxLength: 3 });
 }
