@@ -89,7 +89,9 @@ describe("read-only token", () => {
     const registered = new Set(routes.map((r) => `${r.method} ${r.url}`));
     for (const key of [...READ, ...WRITE]) expect(registered.has(key), key).toBe(true);
     // The marker on the route agrees with the table.
-    for (const r of routes) expect(r.readOnlyAllowed, `${r.method} ${r.url}`).toBe(expected(r.method, r.url) === "read");
+    for (const r of routes) {
+      expect(r.readOnlyAllowed, `${r.method} ${r.url}`).toBe(expected(r.method, r.url) === "read");
+    }
   });
 
   it("walks every messaging route: reads answer, everything else is 403 saying the token is read-only", async () => {

@@ -66,10 +66,8 @@ export function requireMessagingToken(app: FastifyInstance, services: Services):
     request.account = account;
     request.readOnly = token !== account.token;
     if (request.readOnly && request.routeOptions.config.readOnlyAllowed !== true) {
-      throw new AppError(
-        "read_only",
-        `read-only token: ${request.method} ${request.routeOptions.url ?? ""} changes state or reveals secrets; use the account's token`,
-      );
+      const route = `${request.method} ${request.routeOptions.url ?? ""}`;
+      throw new AppError("read_only", `read-only token: ${route} changes state or reveals secrets; use the account's token`);
     }
   });
 }
