@@ -13,6 +13,7 @@ import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./http/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { urlGroups } from "./services/topics.js";
 import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
@@ -76,12 +77,7 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       },
       log,
     ),
-    retention: new IntervalLoop(
-      "retention",
-      60_000,
-      () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
-      log,
-    ),
+    retention: retentionLoop({ store, clock, log, logRetentionMs: config.logRetentionMs }),
     dlqTrimmer: dlqTrimmer({ store, clock, log }),
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };

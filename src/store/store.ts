@@ -5,6 +5,7 @@ import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
 import type { QueueStore } from "./queue-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import type { TopicStore } from "./topic-store.js";
 
@@ -153,7 +154,14 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore, ManagementStore, QueueStore, ScheduleStore, TopicStore {
+export interface Store
+  extends DlqStore,
+    FlowControlStore,
+    ManagementStore,
+    QueueStore,
+    RetentionStore,
+    ScheduleStore,
+    TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -214,8 +222,6 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
     logs: LogRecord[];
     cursor?: string;
   }>;
-  /** Retention: drops log entries and expired deduplication keys older than the given times. */
-  logDeleteBefore(p: { before: number; now: number }): Promise<number>;
 
   usageAdd(p: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number }): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
 import { queueQueries } from "./queues.js";
+import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
@@ -40,6 +41,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...retentionQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),

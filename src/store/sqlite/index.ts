@@ -8,6 +8,7 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
 import { queueQueries } from "./queues.js";
+import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
@@ -34,5 +35,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...retentionQueries(ctx),
   };
 }
