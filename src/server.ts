@@ -5,6 +5,7 @@ import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
+import { DlqIdMinter } from "./domain/dlq-id.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
@@ -58,7 +59,19 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
     groups: urlGroups(store),
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
-  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: buildCallbacks });
+  // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
+  const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
+  const dispatcher = new Dispatcher({
+    store,
+    clock,
+    config,
+    dialect,
+    log,
+    nodeId,
+    http,
+    callbacks: buildCallbacks,
+    dlqIds,
+  });
   services.dispatcher = dispatcher;
 
   // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.

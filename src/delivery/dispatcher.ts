@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
+import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { Dialect } from "../http/dialect.js";
@@ -20,6 +21,8 @@ export interface DispatcherDeps {
   nodeId: string;
   http: HttpClient;
   callbacks: CallbackBuilder;
+  /** This process's DLQ id minter, numbered by the store (domain/dlq-id.ts). */
+  dlqIds: DlqIdMinter;
 }
 
 /** Largest claim in one statement: keeps each group-commit transaction short. */
@@ -218,6 +221,7 @@ export class Dispatcher implements Loop {
       now,
       nonRetryableHeader: this.nonRetryableHeader,
       callbacks: this.deps.callbacks,
+      dlqIds: this.deps.dlqIds,
     });
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");

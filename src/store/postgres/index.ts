@@ -8,6 +8,7 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { DueListener } from "./notify.js";
+import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
 import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
@@ -42,6 +43,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
     ...retentionQueries(ctx),
+    ...nodeNumberQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),

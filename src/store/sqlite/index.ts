@@ -7,6 +7,7 @@ import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
+import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
 import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
@@ -36,5 +37,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
     ...retentionQueries(ctx),
+    ...nodeNumberQueries(ctx),
   };
 }
