@@ -113,7 +113,10 @@ for (const adapter of adapters) {
       expect(all.slice(0, 2).map((h) => h.id).sort()).toEqual(["c", "d"]);
       expect((await query("@metadata.kind = 'capital'")).map((h) => h.id)).toEqual(["c"]);
       expect((await query(undefined, 0)).map((h) => h.id).sort()).toEqual(["c", "d"]);
-      for (const h of all) expect(h.score).toBeGreaterThan(0), expect(h.score).toBeLessThanOrEqual(1);
+      for (const h of all) {
+        expect(h.score).toBeGreaterThan(0);
+        expect(h.score).toBeLessThanOrEqual(1);
+      }
     });
 
     it("refuses a document beyond max_vector_count, but a replacement is no new document", async () => {
