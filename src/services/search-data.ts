@@ -101,6 +101,11 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
     }
   }
 
+  /** An operation refused after it was counted (a full index, an embedder down) is not counted. */
+  async function refund(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): Promise<void> {
+    await store.searchUsageConsume({ indexId: index.id, kind, n: -n, now, since: now, limit: -1 });
+  }
+
   function write(index: SearchIndex, n: number, now: number): void {
     rates.take(`${index.id}:w`, now, Math.max(1, n), limitsOf(index).max_writes_per_second, "max_writes_per_second");
   }
@@ -114,14 +119,15 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
     return { vectors, dimension: vectors[0]?.length ?? 0 };
   }
 
-  function selector(body: unknown, allowFilter: boolean, maxIds: number): DocumentSelector {
+  /** Fetch passes its read limit, delete its write limit: ids count against the one of the route. */
+  function selector(body: unknown, allowFilter: boolean, maxIds: number, limitName: keyof SearchLimits): DocumentSelector {
     if (typeof body === "string" || typeof body === "number") return { ids: [documentId(body, "ids[0]")] };
-    if (Array.isArray(body)) return selector({ ids: body }, allowFilter, maxIds);
+    if (Array.isArray(body)) return selector({ ids: body }, allowFilter, maxIds, limitName);
     if (typeof body !== "object" || body === null) throw invalidField("body", "must name ids, a prefix or a filter");
     const b = body as Body;
     if (b.ids !== undefined) {
       const raw = Array.isArray(b.ids) ? b.ids : [b.ids];
-      perRequest(maxIds, "max_reads_per_request", raw.length, "ids");
+      perRequest(maxIds, limitName, raw.length, "ids");
       return { ids: raw.map((id, i) => documentId(id, `ids[${i}]`)) };
     }
     if (b.prefix !== undefined) {
@@ -147,14 +153,19 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
       if (docs.length === 0) return "Success";
       write(index, docs.length, now);
       await consume(index, "update", docs.length, now);
-      const { vectors, dimension } = await embed(docs.map((d) => d.text));
-      await store.searchDocUpsert({
-        indexId: index.id,
-        namespace,
-        docs: docs.map((d, i) => ({ ...d, embedding: vectors[i]! })),
-        embedder: { name: embedder.name, dimension },
-        maxDocuments: limitsOf(index).max_vector_count,
-      });
+      try {
+        const { vectors, dimension } = await embed(docs.map((d) => d.text));
+        await store.searchDocUpsert({
+          indexId: index.id,
+          namespace,
+          docs: docs.map((d, i) => ({ ...d, embedding: vectors[i]! })),
+          embedder: { name: embedder.name, dimension },
+          maxDocuments: limitsOf(index).max_vector_count,
+        });
+      } catch (error) {
+        await refund(index, "update", docs.length, now);
+        throw error;
+      }
       return "Success";
     },
 
@@ -175,8 +186,8 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
       bool(body, "inputEnrichment", true);
       const reranking = bool(body, "reranking", false);
       read(index, now);
-      await consume(index, "query", 1, now);
       if (reranking) await consume(index, "rerank", 1, now);
+      await consume(index, "query", 1, now);
       const { vectors, dimension } = await embed([body.query]);
       const hits = await store.searchDocQuery({
         indexId: index.id,
@@ -194,7 +205,7 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
     async fetch(index: SearchIndex, namespace: string, body: unknown) {
       const now = clock.now();
       const max = limitsOf(index).max_reads_per_request;
-      const sel = selector(body, false, max);
+      const sel = selector(body, false, max, "max_reads_per_request");
       const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Body;
       const includeData = bool(b, "includeData", false);
       const includeMetadata = bool(b, "includeMetadata", false);
@@ -206,7 +217,7 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
 
     async delete(index: SearchIndex, namespace: string, body: unknown) {
       const now = clock.now();
-      const sel = selector(body, true, limitsOf(index).max_writes_per_request);
+      const sel = selector(body, true, limitsOf(index).max_writes_per_request, "max_writes_per_request");
       const n = "ids" in sel ? sel.ids.length : 1;
       write(index, n, now);
       await consume(index, "update", n, now);

@@ -94,6 +94,8 @@ export interface SearchDocumentStore {
     since: number;
     limit: number;
   }): Promise<{ allowed: boolean; used: number }>;
+  /** Operations of `kind` counted since `since` (unix ms). */
+  searchUsageSum(p: { indexId: string; kind: SearchUsageKind; since: number }): Promise<number>;
   /** Operations of every kind per bucket of `stepMs` from `from` (`count` buckets, oldest first). */
   searchUsageSeries(p: { indexId: string; from: number; stepMs: number; count: number }): Promise<number[]>;
 }

@@ -264,6 +264,14 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
         return { allowed: true, used: used + n };
       }),
 
+    searchUsageSum: async ({ indexId, kind, since }) => {
+      const rows = await ctx.query<{ n: string }>(
+        "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = $1 AND kind = $2 AND minute >= $3",
+        [indexId, kind, since],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = await ctx.query<{ minute: string; count: string }>(

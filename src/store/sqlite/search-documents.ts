@@ -313,6 +313,8 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
         return { allowed: true, used: used + n };
       }),
 
+    searchUsageSum: async ({ indexId, kind, since }) => (usageSum.get(indexId, kind, since) as { n: number }).n,
+
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = db
