@@ -73,8 +73,17 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
           [indexId, embedder.name, embedder.dimension],
         );
         const current = (await state(indexId, tx))!;
-        const mismatch = embedderMismatch(namespace, current, embedder);
-        if (mismatch) throw mismatch;
+        if (current.documents === 0) {
+          // An empty index (never filled, or reset) takes whichever embedder fills it now.
+          await tx.execute("UPDATE search_index_state SET embedder = $1, dimension = $2 WHERE index_id = $3", [
+            embedder.name,
+            embedder.dimension,
+            indexId,
+          ]);
+        } else {
+          const mismatch = embedderMismatch(namespace, current, embedder);
+          if (mismatch) throw mismatch;
+        }
         // One row per id (the last wins): ON CONFLICT cannot touch a row twice in one statement.
         const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
         const rows = await tx.query<{ inserted: boolean }>(
@@ -112,7 +121,7 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
 
     searchDocQuery: async (q) => {
       const current = await state(q.indexId);
-      if (!current) return [];
+      if (!current || current.documents === 0) return [];
       const mismatch = embedderMismatch(q.namespace, current, q.embedder);
       if (mismatch) throw mismatch;
       const perSide = candidatesPerSide(q.topK);

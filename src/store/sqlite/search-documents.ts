@@ -43,7 +43,7 @@ export function embedderMismatch(
   if (stored.embedder === wanted.name && stored.dimension === wanted.dimension) return undefined;
   return new AppError(
     "invalid_input",
-    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); reset the index or configure the same embedder`,
+    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); delete its documents (reset every index name of the endpoint) or configure the same embedder`,
   );
 }
 
@@ -54,6 +54,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const insertState = db.prepare(
     "INSERT INTO search_index_state (index_id, embedder, dimension, documents) VALUES (?, ?, ?, 0)",
   );
+  const setEmbedder = db.prepare("UPDATE search_index_state SET embedder = ?, dimension = ? WHERE index_id = ?");
   const addDocuments = db.prepare("UPDATE search_index_state SET documents = documents + ? WHERE index_id = ?");
   const findRowid = db.prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?");
   const insertDoc = db.prepare(
@@ -131,7 +132,10 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     searchDocUpsert: ({ indexId, namespace, docs, embedder, maxDocuments }) =>
       ctx.write(() => {
         const current = state(indexId);
-        if (current) {
+        if (current && current.documents === 0) {
+          // An empty index (never filled, or reset) takes whichever embedder fills it now.
+          setEmbedder.run(embedder.name, embedder.dimension, indexId);
+        } else if (current) {
           const mismatch = embedderMismatch(namespace, current, embedder);
           if (mismatch) throw mismatch;
         } else {
@@ -164,7 +168,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
 
     searchDocQuery: async (q) => {
       const current = state(q.indexId);
-      if (!current) return [];
+      if (!current || current.documents === 0) return [];
       const mismatch = embedderMismatch(q.namespace, current, q.embedder);
       if (mismatch) throw mismatch;
       const f = q.filter ? sqliteFilter(q.filter) : undefined;
