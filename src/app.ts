@@ -15,6 +15,7 @@ import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
 import { topicRoutes } from "./http/routes/topics.js";
 import { searchRoutes } from "./http/routes/search.js";
+import { searchDataRoutes } from "./http/routes/search-data.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -61,5 +62,8 @@ export function buildApp(services: Services): FastifyInstance {
     managementAccountRoutes(management, services);
     searchRoutes(management, services);
   });
+
+  // Search data plane: each index's endpoint, with the index's own tokens (docs/search.md).
+  app.register(async (search) => searchDataRoutes(search, services), { prefix: "/search" });
   return app;
 }

@@ -61,6 +61,15 @@ export interface Config {
   pricePer100k: number;
   /** `region` of messaging accounts this server creates. (Default: eu-central-1) */
   region: AccountRegion;
+  /**
+   * OpenAI-compatible embeddings endpoint of search indexes (`…/v1/embeddings`); unset, the built-in lexical embedder
+   * is used. (Default: none)
+   */
+  embeddingsUrl: string | undefined;
+  /** Model name sent to the embeddings endpoint. (Default: text-embedding-3-small) */
+  embeddingsModel: string;
+  /** Bearer key of the embeddings endpoint. (Default: none) */
+  embeddingsApiKey: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -201,7 +210,18 @@ export function loadConfig(env: Env = process.env): Config {
     planOverrides: planOverrides(env),
     pricePer100k: decimal(env, "FERRY_PRICE_PER_100K", 1),
     region: oneOf(env, "FERRY_REGION", "eu-central-1", ["eu-central-1", "us-east-1"] as const),
+    embeddingsUrl: embeddingsUrl(env),
+    embeddingsModel: str(env, "FERRY_EMBEDDINGS_MODEL", "text-embedding-3-small"),
+    embeddingsApiKey: optional(env, "FERRY_EMBEDDINGS_API_KEY"),
   };
+}
+
+function embeddingsUrl(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_EMBEDDINGS_URL");
+  if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw)) {
+    throw new ConfigError(`config error: FERRY_EMBEDDINGS_URL must be an http(s) URL (got "${raw}")`);
+  }
+  return raw;
 }
 
 function destinationAllow(env: Env): string | undefined {
@@ -241,4 +261,7 @@ export const configDefaults: Record<string, string> = {
   "FERRY_PLAN_<PLAN>_<FIELD>": "(the built-in plan table, docs/management.md)",
   FERRY_PRICE_PER_100K: "1",
   FERRY_REGION: "eu-central-1",
+  FERRY_EMBEDDINGS_URL: "(none: the built-in lexical embedder)",
+  FERRY_EMBEDDINGS_MODEL: "text-embedding-3-small",
+  FERRY_EMBEDDINGS_API_KEY: "(none)",
 };

@@ -6,6 +6,7 @@ import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
+import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 
 /**
@@ -153,7 +154,14 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore, ManagementStore, QueueStore, ScheduleStore, TopicStore {
+export interface Store
+  extends DlqStore,
+    FlowControlStore,
+    ManagementStore,
+    QueueStore,
+    ScheduleStore,
+    SearchDocumentStore,
+    TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -12,6 +12,7 @@ import { queueQueries } from "./queues.js";
 import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 
 export type { PgStoreOptions } from "./context.js";
@@ -39,6 +40,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...queueQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),

@@ -11,6 +11,7 @@ import { queueQueries } from "./queues.js";
 import { topicQueries } from "./topics.js";
 import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 
 /**
@@ -33,6 +34,7 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...flowControlQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
   };
 }
