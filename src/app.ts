@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
+import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
@@ -24,6 +25,7 @@ const BODY_LIMIT = 100 * 1024 * 1024;
 /** Builds the Fastify app (both APIs on one port). It never listens by itself; main.ts and the tests do. */
 export function buildApp(services: Services): FastifyInstance {
   const app = Fastify({
+    ...ingressServerOptions(services.config),
     loggerInstance: services.log as FastifyBaseLogger,
     // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
@@ -32,6 +34,7 @@ export function buildApp(services: Services): FastifyInstance {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
   });
+  applyIngressLimits(app, services.config);
   registerErrorHandling(app);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
@@ -43,6 +46,7 @@ export function buildApp(services: Services): FastifyInstance {
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
+    refuseOversizedMessages(messaging);
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);

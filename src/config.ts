@@ -34,6 +34,12 @@ export interface Config {
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
   deliveryConcurrency: number;
+  /** Attempts one node runs at once to one destination (scheme, host, port); see docs/reliability.md. */
+  destinationConcurrency: number;
+  /** Ingress limits (src/http/ingress-limits.ts): request headers, whole request, connections at once. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
   /** How often a node looks for due messages written by other nodes. (Default: 1000 ms) */
   pollIntervalMs: number;
   /** How long a lease lasts without renewal; a dead node's messages are taken over after this. (Default: 15000 ms) */
@@ -198,6 +204,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
+    destinationConcurrency: int(env, "FERRY_DESTINATION_CONCURRENCY", 64, 1, 100_000),
+    headersTimeoutMs: int(env, "FERRY_HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+    requestTimeoutMs: int(env, "FERRY_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),
+    maxConnections: int(env, "FERRY_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
     pollIntervalMs: int(env, "FERRY_POLL_INTERVAL_MS", 1000, 10, 600_000),
     leaseMs: int(env, "FERRY_LEASE_MS", 15_000, 1000, 3_600_000),
     logRetentionMs: int(env, "FERRY_LOG_RETENTION_MS", 14 * DAY_MS, 60_000, 365 * DAY_MS),
@@ -249,6 +259,10 @@ export const configDefaults: Record<string, string> = {
   FERRY_LOG_LEVEL: "info",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",
+  FERRY_DESTINATION_CONCURRENCY: "64",
+  FERRY_HEADERS_TIMEOUT_MS: "10000",
+  FERRY_REQUEST_TIMEOUT_MS: "120000",
+  FERRY_MAX_CONNECTIONS: "10000",
   FERRY_POLL_INTERVAL_MS: "1000",
   FERRY_LEASE_MS: "15000",
   FERRY_LOG_RETENTION_MS: "1209600000",

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError } from "../../errors.js";
+import { AppError, isStorageFull, storageFull } from "../../errors.js";
 
 /**
  * One error contract for both APIs: `{"error": "<message naming the field>"}`. Fastify's own 4xx errors (body too
@@ -16,6 +16,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const message =
         error.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? "invalid body: request body is too large" : error.message;
       return reply.status(status).send({ error: message });
+    }
+    if (isStorageFull(error)) {
+      request.log.warn({ err: error }, "storage is full: request refused");
+      const full = storageFull();
+      for (const [name, value] of Object.entries(full.headers)) reply.header(name, value);
+      return reply.status(full.status).send({ error: full.message });
     }
     if ((error as { unavailable?: boolean }).unavailable) {
       return reply.status(503).send({ error: "storage unavailable, retry shortly" });
