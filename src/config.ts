@@ -30,6 +30,8 @@ export interface Config {
   pgPoolSize: number;
   /** pino level. (Default: info) */
   logLevel: string;
+  /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
+  logFile: string | undefined;
   /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
@@ -61,6 +63,8 @@ export interface Config {
   pricePer100k: number;
   /** `region` of messaging accounts this server creates. (Default: eu-central-1) */
   region: AccountRegion;
+  /** Bearer token `GET /metrics` requires; unset, /metrics answers without one. (Default: none) */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
     pollIntervalMs: int(env, "FERRY_POLL_INTERVAL_MS", 1000, 10, 600_000),
@@ -201,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     planOverrides: planOverrides(env),
     pricePer100k: decimal(env, "FERRY_PRICE_PER_100K", 1),
     region: oneOf(env, "FERRY_REGION", "eu-central-1", ["eu-central-1", "us-east-1"] as const),
+    metricsToken: optional(env, "FERRY_METRICS_TOKEN"),
   };
 }
 
@@ -227,6 +233,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
   FERRY_PG_POOL_SIZE: "10",
   FERRY_LOG_LEVEL: "info",
+  FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",
   FERRY_POLL_INTERVAL_MS: "1000",
@@ -241,4 +248,5 @@ export const configDefaults: Record<string, string> = {
   "FERRY_PLAN_<PLAN>_<FIELD>": "(the built-in plan table, docs/management.md)",
   FERRY_PRICE_PER_100K: "1",
   FERRY_REGION: "eu-central-1",
+  FERRY_METRICS_TOKEN: "(none: /metrics answers without a token)",
 };

@@ -13,6 +13,7 @@ import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -43,5 +44,6 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
+    ...opsQueries(ctx),
   };
 }
