@@ -26,7 +26,7 @@ describe.each(stores)("/metrics on %s", (store) => {
   });
 
   it("answers the Prometheus text format with the process defaults and Ferry's metrics", async () => {
-    const res = await httpCall(server.url, "GET", "/metrics", {}, null);
+    const res = await httpCall(server.url, "GET", "/metrics", { token: null });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
     const samples = parseMetrics(res.text);
