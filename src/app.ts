@@ -17,6 +17,8 @@ import { queueRoutes } from "./http/routes/queues.js";
 import { topicRoutes } from "./http/routes/topics.js";
 import { searchRoutes } from "./http/routes/search.js";
 import { searchDataRoutes } from "./http/routes/search-data.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { readinessRoutes } from "./http/routes/readiness.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -41,7 +43,9 @@ export function buildApp(services: Services): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  app.get("/health", async () => ({ status: "ok" }));
+  // Before the API scopes: its request-metrics hook must reach their routes too.
+  metricsRoutes(app, services);
+  readinessRoutes(app, services);
 
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {

@@ -30,6 +30,8 @@ export interface Config {
   pgPoolSize: number;
   /** pino level. (Default: info) */
   logLevel: string;
+  /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
+  logFile: string | undefined;
   /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
@@ -76,6 +78,8 @@ export interface Config {
   embeddingsModel: string;
   /** Bearer key of the embeddings endpoint. (Default: none) */
   embeddingsApiKey: string | undefined;
+  /** Bearer token `GET /metrics` requires; unset, /metrics answers without one. (Default: none) */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -202,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
     destinationConcurrency: int(env, "FERRY_DESTINATION_CONCURRENCY", 64, 1, 100_000),
@@ -223,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsUrl: embeddingsUrl(env),
     embeddingsModel: str(env, "FERRY_EMBEDDINGS_MODEL", "text-embedding-3-small"),
     embeddingsApiKey: optional(env, "FERRY_EMBEDDINGS_API_KEY"),
+    metricsToken: optional(env, "FERRY_METRICS_TOKEN"),
   };
 }
 
@@ -257,6 +263,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
   FERRY_PG_POOL_SIZE: "10",
   FERRY_LOG_LEVEL: "info",
+  FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",
   FERRY_DESTINATION_CONCURRENCY: "64",
@@ -278,4 +285,5 @@ export const configDefaults: Record<string, string> = {
   FERRY_EMBEDDINGS_URL: "(none: the built-in lexical embedder)",
   FERRY_EMBEDDINGS_MODEL: "text-embedding-3-small",
   FERRY_EMBEDDINGS_API_KEY: "(none)",
+  FERRY_METRICS_TOKEN: "(none: /metrics answers without a token)",
 };

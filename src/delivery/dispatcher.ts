@@ -7,6 +7,7 @@ import type { Dialect } from "../http/dialect.js";
 import type { Loop } from "../maintenance/loop.js";
 import { limitsOf } from "../services/accounts.js";
 import type { Account, Store } from "../store/store.js";
+import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
@@ -224,6 +225,8 @@ export class Dispatcher implements Loop {
     const limits = limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     const release = await this.gate.acquire(m.url);
+    // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
+    const startedAt = clock.now();
     const response = await http
       .send({
         url: m.url,
@@ -244,6 +247,7 @@ export class Dispatcher implements Loop {
     });
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
+    else recordAttempt(m, decision.outcome.kind, startedAt, now);
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either

@@ -4,6 +4,7 @@ import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
+import type { OpsStore } from "./ops-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import type { SearchDocumentStore } from "./search-document-store.js";
@@ -158,6 +159,7 @@ export interface Store
   extends DlqStore,
     FlowControlStore,
     ManagementStore,
+    OpsStore,
     QueueStore,
     ScheduleStore,
     SearchDocumentStore,

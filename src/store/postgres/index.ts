@@ -14,6 +14,7 @@ import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -45,5 +46,6 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
+    ...opsQueries(ctx),
   };
 }

@@ -13,6 +13,7 @@ import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -36,5 +37,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...searchIndexQueries(ctx),
     ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
+    ...opsQueries(ctx),
   };
 }
