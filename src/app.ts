@@ -4,6 +4,8 @@ import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
+import { accountRoutes } from "./http/routes/account.js";
+import { consoleRoutes } from "./http/routes/console.js";
 import { flowControlRoutes } from "./http/routes/flow-control.js";
 import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
 import { keyRoutes } from "./http/routes/keys.js";
@@ -52,6 +54,7 @@ export function buildApp(services: Services): FastifyInstance {
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
+    accountRoutes(messaging, services);
   });
 
   // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
@@ -60,5 +63,8 @@ export function buildApp(services: Services): FastifyInstance {
     managementAccountRoutes(management, services);
     searchRoutes(management, services);
   });
+
+  // The web console (docs/console.md): public assets in a scope of their own with its security headers.
+  app.register(async (consolePages) => consoleRoutes(consolePages, services));
   return app;
 }

@@ -4,6 +4,7 @@ import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
+import type { OverviewStore } from "./overview-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import type { TopicStore } from "./topic-store.js";
@@ -146,7 +147,8 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore, ManagementStore, QueueStore, ScheduleStore, TopicStore {
+export interface Store
+  extends DlqStore, FlowControlStore, ManagementStore, OverviewStore, QueueStore, ScheduleStore, TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -13,6 +13,7 @@ import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
+import { overviewQueries } from "./overview.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -40,6 +41,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...overviewQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),

@@ -12,6 +12,7 @@ import { topicQueries } from "./topics.js";
 import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
 import { usageQueries } from "./usage-stats.js";
+import { overviewQueries } from "./overview.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -34,5 +35,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
     ...usageQueries(ctx),
+    ...overviewQueries(ctx),
   };
 }

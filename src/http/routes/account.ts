@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isStatsPeriod } from "../../domain/stats-period.js";
+import { invalidField } from "../../errors.js";
+import { accountOverview } from "../../services/account-overview.js";
+import type { Services } from "../../services/context.js";
+import { usageStats } from "../../services/stats.js";
+import { type Query, rejectUnknownKeys, single } from "../query.js";
+import { wirePlanName } from "../views/account-view.js";
+
+/** True when the request came with the account's read-only token (every write of the messaging API is a 403). */
+function readOnlyRequest(_request: FastifyRequest): boolean {
+  return false;
+}
+
+/**
+ * The token's own account on the messaging API (docs/console.md): what the console shows on its overview without
+ * management credentials. Both are reads; nothing here can change the account.
+ */
+export function accountRoutes(app: FastifyInstance, services: Services): void {
+  app.get("/v2/account", async (request) => {
+    rejectUnknownKeys(request.query as Query, new Set(), services.dialect.tokenQuery);
+    return accountOverview(services, request.account, {
+      readOnly: readOnlyRequest(request),
+      planName: wirePlanName(request.account.plan, services.dialect),
+    });
+  });
+
+  /** The management API's usage statistics (docs/management.md) for the token's account; `period` default 1h. */
+  app.get("/v2/account/stats", async (request) => {
+    const query = request.query as Query;
+    rejectUnknownKeys(query, new Set(["period"]), services.dialect.tokenQuery);
+    const period = single(query, "period") ?? "1h";
+    if (!isStatsPeriod(period)) {
+      throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
+    }
+    return usageStats(services, request.account, period);
+  });
+}
