@@ -262,12 +262,15 @@ export function Field({
   wide?: boolean;
   children: ComponentChildren;
 }) {
+  // The hint sits outside the <label>, so a field's accessible name is its label alone.
   return (
-    <label class={wide ? "field wide" : "field"}>
-      <span class="field-label">{label}</span>
-      {children}
+    <div class={wide ? "field wide" : "field"}>
+      <label class="field-control">
+        <span class="field-label">{label}</span>
+        {children}
+      </label>
       {hint && <span class="field-hint">{hint}</span>}
-    </label>
+    </div>
   );
 }
 
