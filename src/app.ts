@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { requireMessagingToken } from "./http/plugins/auth.js";
+import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
@@ -41,6 +41,7 @@ export function buildApp(services: Services): FastifyInstance {
 
   app.get("/health", async () => ({ status: "ok" }));
 
+  app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
     limitMessagingBursts(messaging, services);

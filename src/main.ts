@@ -21,6 +21,7 @@ async function serve(): Promise<void> {
     const lines = [
       "Ferry generated credentials for the default messaging account (shown once; set them in the environment to pin them):",
       generated.token ? `  FERRY_TOKEN=${generated.token}` : "",
+      generated.readOnlyToken ? `  read-only token (reads only): ${generated.readOnlyToken}` : "",
       generated.currentSigningKey ? `  FERRY_CURRENT_SIGNING_KEY=${generated.currentSigningKey}` : "",
       generated.nextSigningKey ? `  FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}` : "",
       generated.adminApiKey ? "Management API (HTTP Basic e-mail:api_key) credentials of the first customer:" : "",

@@ -27,6 +27,12 @@ export interface Account {
   id: string;
   customerId: string;
   token: string;
+  /**
+   * The account's second token, which may only read (docs/errors.md `read_only`). Accounts created by newAccount
+   * always have one and the 008 migration gave every older account one; optional so code that builds an account for
+   * messaging alone (test fixtures) need not invent one.
+   */
+  readOnlyToken?: string;
   password: string;
   currentSigningKey: string;
   nextSigningKey: string;
@@ -57,6 +63,7 @@ export type AccountPatch = Partial<
   Pick<
     Account,
     | "token"
+    | "readOnlyToken"
     | "password"
     | "currentSigningKey"
     | "nextSigningKey"
@@ -161,6 +168,7 @@ export interface Store
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;
+  /** The account whose token or read-only token this is; the caller compares to tell which one matched. */
   accountGetByToken(p: { token: string }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
