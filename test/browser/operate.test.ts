@@ -308,3 +308,54 @@ describe("operating", () => {
     expect(watch!.failedCalls).toEqual([]);
   });
 });
+
+describe("read-only token", () => {
+  it("sees the data and cannot press a write button", async () => {
+    const h = { ...json, "Svc-Retries": "0" };
+    receiver.setDefault((url) => (url.startsWith("/ro-fail") ? { status: 500, body: "no" } : { status: 200, body: "ok" }));
+    const published = await server.call("POST", `/v2/publish/${receiver.url("/ro-fail")}`, { body: "{}", headers: h });
+    await server.call("POST", "/v2/queues", { body: JSON.stringify({ queueName: "ro-queue", parallelism: 1 }), headers: json });
+    await server.call("POST", `/v2/schedules/${receiver.url("/ro-cron")}`, { body: "{}", headers: { ...json, "Svc-Cron": "0 1 * * *" } });
+    await until(async () => (await server.call("GET", `/v2/dlq?messageId=${published.json.messageId}`)).json.messages.length === 1, "the DLQ entry");
+
+    const page = await fresh();
+    await signInWithToken(page, server.url, server.ferry.bootstrap.account.readOnlyToken!);
+    await page.getByText("read-only", { exact: true }).waitFor();
+
+    await go(page, "Messages");
+    await page.locator(`tr[data-message-id="${published.json.messageId}"]`).waitFor();
+
+    await go(page, "Dead letter queue");
+    const entry = page.locator("tr", { hasText: published.json.messageId });
+    await expect(entry.getByRole("button", { name: "Retry" }).isDisabled()).resolves.toBe(true);
+    await expect(entry.getByRole("button", { name: "Delete" }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByRole("button", { name: "Retry all" }).isDisabled()).resolves.toBe(true);
+
+    await go(page, "Schedules");
+    await page.locator("tr", { hasText: "0 1 * * *" }).waitFor();
+    await expect(page.getByRole("button", { name: "New schedule" }).isDisabled()).resolves.toBe(true);
+    await expect(page.locator("tr", { hasText: "0 1 * * *" }).getByRole("button", { name: "Pause" }).isDisabled()).resolves.toBe(true);
+
+    await go(page, "Queues");
+    const queue = page.locator('tr[data-queue="ro-queue"]');
+    await queue.waitFor();
+    for (const name of ["Parallelism", "Pause", "Delete"]) {
+      await expect(queue.getByRole("button", { name }).isDisabled()).resolves.toBe(true);
+    }
+    await expect(page.getByRole("button", { name: "New queue" }).isDisabled()).resolves.toBe(true);
+
+    await go(page, "URL groups");
+    await expect(page.getByRole("button", { name: "New URL group" }).isDisabled()).resolves.toBe(true);
+
+    await go(page, "Publish");
+    await page.getByLabel("Destination").fill(receiver.url("/ro"));
+    await expect(page.getByRole("button", { name: "Send" }).isDisabled()).resolves.toBe(true);
+
+    await go(page, "Settings");
+    await page.getByText("Signing keys are not shown to the read-only token.").waitFor();
+
+    // Every enabled button left on these pages is navigation or display, never a write.
+    expect(watch!.failedCalls).toEqual([]);
+    expect((await server.call("GET", "/v2/queues/ro-queue")).json.paused).toBe(false);
+  });
+});

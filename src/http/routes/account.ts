@@ -1,32 +1,29 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { isStatsPeriod } from "../../domain/stats-period.js";
 import { invalidField } from "../../errors.js";
 import { accountOverview } from "../../services/account-overview.js";
 import type { Services } from "../../services/context.js";
 import { usageStats } from "../../services/stats.js";
+import { readable } from "../plugins/auth.js";
 import { type Query, rejectUnknownKeys, single } from "../query.js";
 import { wirePlanName } from "../views/account-view.js";
 
-/** True when the request came with the account's read-only token (every write of the messaging API is a 403). */
-function readOnlyRequest(_request: FastifyRequest): boolean {
-  return false;
-}
-
 /**
  * The token's own account on the messaging API (docs/console.md): what the console shows on its overview without
- * management credentials. Both are reads; nothing here can change the account.
+ * management credentials. Both are reads, open to the read-only token, which `readOnly` then reports so the console
+ * disables its write buttons.
  */
 export function accountRoutes(app: FastifyInstance, services: Services): void {
-  app.get("/v2/account", async (request) => {
+  app.get("/v2/account", readable, async (request) => {
     rejectUnknownKeys(request.query as Query, new Set(), services.dialect.tokenQuery);
     return accountOverview(services, request.account, {
-      readOnly: readOnlyRequest(request),
+      readOnly: request.readOnly,
       planName: wirePlanName(request.account.plan, services.dialect),
     });
   });
 
   /** The management API's usage statistics (docs/management.md) for the token's account; `period` default 1h. */
-  app.get("/v2/account/stats", async (request) => {
+  app.get("/v2/account/stats", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["period"]), services.dialect.tokenQuery);
     const period = single(query, "period") ?? "1h";
