@@ -5,6 +5,8 @@ import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } fro
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
+import { accountRoutes } from "./http/routes/account.js";
+import { consoleRoutes } from "./http/routes/console.js";
 import { flowControlRoutes } from "./http/routes/flow-control.js";
 import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
 import { keyRoutes } from "./http/routes/keys.js";
@@ -62,6 +64,7 @@ export function buildApp(services: Services): FastifyInstance {
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
+    accountRoutes(messaging, services);
   });
 
   // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
@@ -73,5 +76,7 @@ export function buildApp(services: Services): FastifyInstance {
 
   // Search data plane: each index's endpoint, with the index's own tokens (docs/search.md).
   app.register(async (search) => searchDataRoutes(search, services), { prefix: "/search" });
+  // The web console (docs/console.md): public assets in a scope of their own with its security headers.
+  app.register(async (consolePages) => consoleRoutes(consolePages, services));
   return app;
 }

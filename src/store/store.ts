@@ -5,6 +5,7 @@ import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
 import type { OpsStore } from "./ops-store.js";
+import type { OverviewStore } from "./overview-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import type { SearchDocumentStore } from "./search-document-store.js";
@@ -160,6 +161,7 @@ export interface Store
     FlowControlStore,
     ManagementStore,
     OpsStore,
+    OverviewStore,
     QueueStore,
     ScheduleStore,
     SearchDocumentStore,

@@ -15,6 +15,7 @@ import { searchIndexQueries } from "./search-indexes.js";
 import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -43,6 +44,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...searchIndexQueries(ctx),
     ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
+    ...overviewQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),

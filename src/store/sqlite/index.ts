@@ -14,6 +14,7 @@ import { searchIndexQueries } from "./search-indexes.js";
 import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -38,5 +39,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
     ...opsQueries(ctx),
+    ...overviewQueries(ctx),
   };
 }
