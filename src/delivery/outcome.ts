@@ -79,7 +79,8 @@ export function decideOutcome(p: {
 
 /** Destination hint first (up to a day), then the Retry-Delay expression, then the default backoff. */
 function retryDelayMs(m: Message, r: AttemptResponse, now: number): number {
-  const flat: Record<string, string[]> = {};
+  // Null prototype: a destination may answer a header named `__proto__` (docs/reliability.md, "Header maps").
+  const flat = Object.create(null) as Record<string, string[]>;
   for (const [k, v] of Object.entries(r.headers)) flat[k.toLowerCase()] = v;
   const hint = backoffHintMs(flat, now);
   if (hint !== undefined) return hint;

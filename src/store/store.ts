@@ -5,9 +5,12 @@ import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
 import type { NodeStore } from "./node-store.js";
+import type { OpsStore } from "./ops-store.js";
+import type { OverviewStore } from "./overview-store.js";
 import type { QueueStore } from "./queue-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
+import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 
 /**
@@ -160,9 +163,12 @@ export interface Store
     FlowControlStore,
     ManagementStore,
     NodeStore,
+    OpsStore,
+    OverviewStore,
     QueueStore,
     RetentionStore,
     ScheduleStore,
+    SearchDocumentStore,
     TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, errorCatalog, notFound } from "../../errors.js";
+import { AppError, errorCatalog, isStorageFull, notFound, storageFull } from "../../errors.js";
 import { RouteMethods } from "../route-methods.js";
 
 /**
@@ -19,11 +19,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // Only catalog statuses go out (docs/errors.md); any other client error of Fastify's is bad input.
       return reply.status(knownStatus(status)).send({ error: message });
     }
+    if (isStorageFull(error)) {
+      request.log.warn({ err: error }, "storage is full: request refused");
+      const full = storageFull();
+      for (const [name, value] of Object.entries(full.headers)) reply.header(name, value);
+      return reply.status(full.status).send({ error: full.message });
+    }
     if ((error as { unavailable?: boolean }).unavailable) {
-      return reply.status(503).send({ error: "storage unavailable, retry shortly" });
+      return reply.status(errorCatalog.unavailable).send({ error: "storage unavailable, retry shortly" });
     }
     request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ error: "internal error" });
+    return reply.status(errorCatalog.internal).send({ error: "internal error" });
   });
   // A known path called with a method it does not serve is a 405 naming the methods it does (Allow header).
   const routeMethods = new RouteMethods();

@@ -14,7 +14,10 @@ import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -41,11 +44,14 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...queueQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
     ...retentionQueries(ctx),
     ...nodeNumberQueries(ctx),
+    ...overviewQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
+    ...opsQueries(ctx),
   };
 }

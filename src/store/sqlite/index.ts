@@ -13,7 +13,10 @@ import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -35,8 +38,11 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...flowControlQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
     ...retentionQueries(ctx),
     ...nodeNumberQueries(ctx),
+    ...opsQueries(ctx),
+    ...overviewQueries(ctx),
   };
 }
