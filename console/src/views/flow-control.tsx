@@ -109,9 +109,10 @@ export function FlowControl() {
                           onClick={() =>
                             setPin({
                               key: k.flowControlKey,
-                              parallelism: String(k.parallelismMax ?? ""),
-                              rate: String(k.rateMax ?? ""),
-                              period: `${k.ratePeriod ?? 1}s`,
+                              // Records carry zeros for unset parts (docs/flow-control.md): zero means "not set".
+                              parallelism: k.parallelismMax ? String(k.parallelismMax) : "",
+                              rate: k.rateMax ? String(k.rateMax) : "",
+                              period: `${k.ratePeriod || 1}s`,
                             })
                           }
                         >
