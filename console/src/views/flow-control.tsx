@@ -87,11 +87,11 @@ export function FlowControl() {
                     <td class="mono">{k.flowControlKey}</td>
                     <td class="num">{count(k.waitListSize ?? 0)}</td>
                     <td class="num">
-                      {k.parallelismCount ?? 0} / {k.parallelismMax ?? "–"}
+                      {k.parallelismCount ?? 0} / {k.parallelismMax || "–"}
                       {k.isPinnedParallelism && <span class="tag">pinned</span>}
                     </td>
                     <td class="num">
-                      {k.rateCount ?? 0} / {k.rateMax ?? "–"} per {k.ratePeriod ?? 1}s
+                      {k.rateCount ?? 0} / {k.rateMax || "–"} per {k.ratePeriod ?? 1}s
                       {k.isPinnedRate && <span class="tag">pinned</span>}
                     </td>
                     <td>{k.isPaused ? <Badge kind="warn">paused</Badge> : <Badge kind="ok">active</Badge>}</td>
