@@ -18,7 +18,7 @@ import { urlGroups } from "./services/topics.js";
 import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
-import { openStore } from "./store/open.js";
+import { openServerStore } from "./store/open.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -39,7 +39,7 @@ export interface Ferry {
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config, { log });
+  const store = await openServerStore(config, { log });
   await store.migrate();
   usePlanOverrides(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
