@@ -152,8 +152,8 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
 
   it("an account changed in the database by another tool reaches every node's account cache (NOTIFY ferry_accounts)", async () => {
     const a = await node();
-    const b = await node();
-    // B delivers what A publishes, with the signing key it keeps in its account cache.
+    await node(); // B: it delivers what A publishes, with the signing key it keeps in its account cache
+
     await a.ferry.services.dispatcher.stop();
     const url = receiver.url("/cached");
     await a.call("POST", `/v2/publish/${url}`, { body: "before" });
