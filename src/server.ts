@@ -6,6 +6,7 @@ import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
+import { DlqIdMinter } from "./domain/dlq-id.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
@@ -14,6 +15,7 @@ import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./http/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { urlGroups } from "./services/topics.js";
 import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
@@ -95,7 +97,19 @@ async function startBehind(
     lifecycle,
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
-  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: buildCallbacks });
+  // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
+  const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
+  const dispatcher = new Dispatcher({
+    store,
+    clock,
+    config,
+    dialect,
+    log,
+    nodeId,
+    http,
+    callbacks: buildCallbacks,
+    dlqIds,
+  });
   services.dispatcher = dispatcher;
 
   // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
@@ -114,12 +128,7 @@ async function startBehind(
       },
       log,
     ),
-    retention: new IntervalLoop(
-      "retention",
-      60_000,
-      () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
-      log,
-    ),
+    retention: retentionLoop({ store, clock, log, logRetentionMs: config.logRetentionMs }),
     dlqTrimmer: dlqTrimmer({ store, clock, log }),
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };

@@ -53,7 +53,8 @@ export async function resolveTargets(
 /** Group default headers apply unless the request sets the same header (request headers win). */
 export function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
   if (Object.keys(defaults).length === 0) return source;
-  const headers = { ...source.headers };
+  // Null prototype: `headers[key] = …` must not run the `__proto__` setter for a header of that name.
+  const headers: ConfigSource["headers"] = Object.assign(Object.create(null) as ConfigSource["headers"], source.headers);
   for (const [name, values] of Object.entries(defaults)) {
     const key = name.toLowerCase();
     if (headers[key] === undefined && !source.query.has(key)) headers[key] = values.length === 1 ? values[0] : values;

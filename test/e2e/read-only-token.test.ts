@@ -22,6 +22,8 @@ const READ = new Set([
   "GET /v2/flowControl",
   "GET /v2/flowControl/:key",
   "GET /v2/globalParallelism",
+  "GET /v2/account",
+  "GET /v2/account/stats",
 ]);
 
 const WRITE = new Set([
