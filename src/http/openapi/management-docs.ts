@@ -66,6 +66,13 @@ export function managementDocs(d: Dialect): Record<string, RouteDoc> {
       params: { id: "Index id" },
       responses: { 200: ["Index", searchIndex] },
     }),
+    "GET /v2/search/:id/stats": basic({
+      tag: "Management: search indexes",
+      summary: "Usage statistics of a search index",
+      params: { id: "Index id" },
+      query: { period: "1h, 3h, 12h, 1d, 3d, 7d or 30d" },
+      responses: { 200: ["Statistics", { type: "object" }] },
+    }),
     "DELETE /v2/search/:id": basic({
       tag: "Management: search indexes",
       summary: "Delete a search index",

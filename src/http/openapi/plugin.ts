@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import type { Services } from "../../services/context.js";
+import { consoleDocs, searchDataDocs } from "./console-search-docs.js";
 import { managementDocs, operationsDocs } from "./management-docs.js";
 import { messagingDocs } from "./messaging-docs.js";
 import { type JsonSchema, type RouteDoc, routeSchema } from "./route-doc.js";
@@ -27,7 +28,13 @@ function validated(full: JsonSchema): JsonSchema {
  */
 export function registerOpenApi(app: FastifyInstance, services: Services): void {
   const d = services.dialect;
-  const docs: Record<string, RouteDoc> = { ...operationsDocs, ...messagingDocs(d), ...managementDocs(d) };
+  const docs: Record<string, RouteDoc> = {
+    ...operationsDocs,
+    ...messagingDocs(d),
+    ...managementDocs(d),
+    ...consoleDocs,
+    ...searchDataDocs(),
+  };
   const routes: string[] = [];
   registered.set(app, routes);
 

@@ -11,7 +11,8 @@
 /** A JSON Schema fragment (draft 2020-12 as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
 
-export type Auth = "token" | "basic" | "none" | "metrics";
+/** token: messaging token; basic: management e-mail:api_key; index: a search index's own token. */
+export type Auth = "token" | "basic" | "index" | "none" | "metrics";
 
 export interface RouteDoc {
   summary: string;
@@ -58,6 +59,14 @@ const ERRORS_BY_AUTH: Record<Auth, Record<number, string>> = {
     500: "Internal error",
     503: "Storage unavailable, retry shortly",
   },
+  index: {
+    400: "Invalid input",
+    401: "Missing or wrong index token",
+    403: "The read-only token cannot write",
+    404: "No such index",
+    500: "Internal error",
+    503: "Storage unavailable, retry shortly",
+  },
   metrics: { 401: "FERRY_METRICS_TOKEN is set and was not sent as a Bearer token" },
   none: {},
 };
@@ -65,6 +74,7 @@ const ERRORS_BY_AUTH: Record<Auth, Record<number, string>> = {
 export const SECURITY: Record<Auth, Record<string, string[]>[] | undefined> = {
   token: [{ bearer: [] }],
   basic: [{ basic: [] }],
+  index: [{ bearer: [] }],
   metrics: [{ bearer: [] }, {}],
   none: [],
 };
