@@ -24,6 +24,7 @@ import { p3Scenario } from "./scenarios/p3-latency.js";
 import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
+import { searchScenario } from "./scenarios/search.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -38,6 +39,7 @@ const scenarios: Scenario[] = [
   pgbossScenario,
   fanoutScenario,
   flowControlScenario,
+  searchScenario,
 ];
 
 const aliases: Record<string, string[]> = {

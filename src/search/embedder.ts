@@ -10,7 +10,7 @@ export interface Embedder {
 }
 
 /** Dimension of the built-in embedder: the cost of the exact vector scan grows with it (bench/scenarios/search.ts). */
-export const BUILTIN_DIMENSION = 256;
+export const BUILTIN_DIMENSION = 128;
 export const BUILTIN_NAME = "ferry-hash-v1";
 
 /** Weights of the two feature families: whole words carry meaning, character trigrams carry typo tolerance. */

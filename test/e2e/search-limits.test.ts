@@ -101,7 +101,7 @@ describe("search plan limits", () => {
       vector_count: free.max_vector_count,
       namespaces: { a: free.max_vector_count },
       embedder: "ferry-hash-v1",
-      dimension: 256,
+      dimension: 128,
       daily_updates: 1,
       daily_queries: free.max_query_per_second + 1,
       monthly_reranks: 0,

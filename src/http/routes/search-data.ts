@@ -55,6 +55,7 @@ const objectBody = (request: FastifyRequest): Record<string, unknown> => {
 
 export function searchDataRoutes(app: FastifyInstance, services: Services): void {
   const plane: SearchDataPlane = searchDataPlane(services, embedderFor(services));
+  app.addHook("onClose", async () => plane.flushUsage());
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {

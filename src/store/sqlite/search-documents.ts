@@ -32,6 +32,8 @@ interface DocRow {
 }
 
 const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+/** Full-text matches scored per query; a semantic hit beyond them counts as sharing no term. */
+export const FULLTEXT_SCORED = 5000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
 const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
 
@@ -70,13 +72,20 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const docsByRowids = db.prepare(
     "SELECT rowid, id, content, metadata FROM search_documents WHERE rowid IN (SELECT value FROM json_each(?))",
   );
+  // The unfiltered scans are prepared once; a filtered one is prepared per query (its SQL depends on the filter).
+  const semanticScan = db.prepare(
+    `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
+     WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
+  );
+  const fulltextSql = (filter: string) =>
+    `SELECT f.rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts f
+     JOIN search_documents d ON d.rowid = f.rowid
+     WHERE search_documents_fts MATCH ? AND d.index_id = ? AND d.namespace = ?${filter}
+     ORDER BY value DESC LIMIT ?`;
+  const fulltextScan = db.prepare(fulltextSql(""));
   const semanticOf = db.prepare(
     `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
      WHERE rowid IN (SELECT value FROM json_each(?))`,
-  );
-  const fulltextOf = db.prepare(
-    `SELECT rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts
-     WHERE search_documents_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
   );
   const usageAdd = db.prepare(
     `INSERT INTO search_usage (index_id, kind, minute, count) VALUES (?, ?, ?, ?)
@@ -195,12 +204,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
                    WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
                 )
                 .all(query, q.indexId, q.namespace, ...f.params, perSide)
-            : db
-                .prepare(
-                  `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
-                   WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
-                )
-                .all(query, q.indexId, q.namespace, perSide)
+            : semanticScan.all(query, q.indexId, q.namespace, perSide)
         ) as { key: number; value: number }[];
         for (const r of rows) {
           candidate(r.key).semantic = r.value;
@@ -208,30 +212,25 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
         }
       }
       if (useFulltext) {
-        const rows = db
-          .prepare(
-            `SELECT f.rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts f
-             JOIN search_documents d ON d.rowid = f.rowid
-             WHERE search_documents_fts MATCH ? AND d.index_id = ? AND d.namespace = ?${f ? ` AND ${f.sql}` : ""}
-             ORDER BY value DESC LIMIT ?`,
-          )
-          .all(match, q.indexId, q.namespace, ...(f ? f.params : []), perSide) as { key: number; value: number }[];
-        for (const r of rows) {
-          candidate(r.key).fulltext = r.value;
-          fulltextKeys.add(r.key);
+        // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
+        // semantic hits read theirs from here instead of a second MATCH per document.
+        const statement = f ? db.prepare(fulltextSql(` AND ${f.sql}`)) : fulltextScan;
+        const rows = statement.all(match, q.indexId, q.namespace, ...(f ? f.params : []), FULLTEXT_SCORED) as {
+          key: number;
+          value: number;
+        }[];
+        for (const [i, r] of rows.entries()) {
+          if (i < perSide) {
+            candidate(r.key).fulltext = r.value;
+            fulltextKeys.add(r.key);
+          } else if (semanticKeys.has(r.key)) candidate(r.key).fulltext = r.value;
         }
       }
-      // Each side's score for the other side's hits, so every candidate is scored on both.
+      // The semantic side's score for the full-text hits it did not return.
       if (useSemantic && fulltextKeys.size > 0) {
         const missing = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
         for (const r of semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]) {
           candidate(r.key).semantic = r.value;
-        }
-      }
-      if (useFulltext && semanticKeys.size > 0) {
-        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
-        for (const r of fulltextOf.all(match, JSON.stringify(missing)) as { key: number; value: number }[]) {
-          candidate(r.key).fulltext = r.value;
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
