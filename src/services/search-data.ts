@@ -145,6 +145,23 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
 
   return {
     embedderName: embedder.name,
+    /** Counts a request's body against max_monthly_bandwidth before it runs (429 once the month's bytes are spent). */
+    async takeBandwidth(index: SearchIndex, bytes: number): Promise<void> {
+      const now = clock.now();
+      await usage.take(
+        {
+          indexId: index.id,
+          kind: "bandwidth",
+          n: bytes,
+          now,
+          since: startOfMonth(now),
+          limit: limitsOf(index).max_monthly_bandwidth,
+        },
+        "max_monthly_bandwidth",
+      );
+    },
+    /** Counts an answer's body (never refused: the request was already served). */
+    addBandwidth: (index: SearchIndex, bytes: number) => usage.add(index.id, "bandwidth", bytes, clock.now()),
     /** Writes the buffered counters (the server is closing). */
     flushUsage: () => usage.flush(),
 

@@ -31,9 +31,11 @@ export class SearchUsage {
     return n;
   }
 
-  /** Per-minute counts buffered for `indexId` (all kinds), to merge into a throughput series. */
+  /** Per-minute operations buffered for `indexId` (bytes excluded), to merge into a throughput series. */
   bufferedMinutes(indexId: string): { minute: number; n: number }[] {
-    return [...this.pending.values()].filter((p) => p.indexId === indexId).map((p) => ({ minute: p.minute, n: p.n }));
+    return [...this.pending.values()]
+      .filter((p) => p.indexId === indexId && p.kind !== "bandwidth")
+      .map((p) => ({ minute: p.minute, n: p.n }));
   }
 
   /** Counts `n` operations unless the sum since `since` would pass `limit` (-1: none): then a 429 naming it. */

@@ -13,6 +13,7 @@ import { invalidField, notFound } from "../errors.js";
 import type { Customer } from "../store/management-store.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
+import type { SearchUsageKind } from "../store/search-document-store.js";
 
 /** Search-index use cases (reference §10.1). Every lookup is scoped to the customer: another's id is a 404. */
 
@@ -127,7 +128,7 @@ export async function searchIndexStats(services: Services, index: SearchIndex, p
   const monthStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
   const day = now - (now % DAY_MS);
   const info = await services.store.searchDocInfo({ indexId: index.id });
-  const today = async (kind: "update" | "query" | "rerank", since: number) =>
+  const today = async (kind: SearchUsageKind, since: number) =>
     (await services.store.searchUsageSum({ indexId: index.id, kind, since })) +
     searchUsage(services.store).buffered(index.id, kind, since);
   return {
@@ -140,6 +141,7 @@ export async function searchIndexStats(services: Services, index: SearchIndex, p
     daily_updates: await today("update", day),
     daily_queries: await today("query", day),
     monthly_reranks: await today("rerank", monthStart),
+    monthly_bandwidth: await today("bandwidth", monthStart),
     throughput: await searchIndexThroughput(services, index, period),
   };
 }

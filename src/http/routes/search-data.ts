@@ -7,7 +7,7 @@ import { builtinEmbedder, type Embedder } from "../../search/embedder.js";
 import { openAiEmbedder } from "../../search/openai-embedder.js";
 import type { Services } from "../../services/context.js";
 import { type SearchDataPlane, searchDataPlane } from "../../services/search-data.js";
-import { jsonBody } from "../body.js";
+import { jsonBody, rawBody } from "../body.js";
 
 /**
  * The document-search API under each search index's endpoint, `/search/<slug>/<route>/<index name>`
@@ -78,6 +78,16 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
 
   app.decorateRequest("searchIndex", undefined as unknown as SearchIndex);
   const authorize = (writes: boolean) => async (request: FastifyRequest<{ Params: Params }>) => {
+    await authenticate(request, writes);
+    await plane.takeBandwidth(request.searchIndex, rawBody(request).length);
+  };
+  app.addHook("onSend", async (request, _reply, payload) => {
+    if (request.searchIndex && typeof payload === "string") {
+      plane.addBandwidth(request.searchIndex, Buffer.byteLength(payload));
+    }
+    return payload;
+  });
+  const authenticate = async (request: FastifyRequest<{ Params: Params }>, writes: boolean) => {
     const indexes = await services.store.searchIndexListBySlug({ slug: request.params.slug });
     if (indexes.length === 0) throw new AppError("not_found", `search index ${request.params.slug} not found`);
     const token = bearer(request);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
@@ -32,6 +33,14 @@ interface DocRow {
 }
 
 const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+/** The built-in embedder's dimension: its vectors also go to the vec0 nearest-neighbour table. */
+const KNN_DIMENSION = 128;
+
+/** One full-text token per (index, name), indexed with each document so a MATCH stays inside its name. */
+export function scopeToken(indexId: string, namespace: string): string {
+  return `s${createHash("sha256").update(`${indexId}\0${namespace}`).digest("hex").slice(0, 24)}0`;
+}
+
 /** Full-text matches scored per query; a semantic hit beyond them counts as sharing no term. */
 export const FULLTEXT_SCORED = 5000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
@@ -60,7 +69,15 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const addDocuments = db.prepare("UPDATE search_index_state SET documents = documents + ? WHERE index_id = ?");
   const findRowid = db.prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?");
   const insertDoc = db.prepare(
-    "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const knnDelete = db.prepare("DELETE FROM search_vectors_knn128 WHERE rowid = ?");
+  const knnInsert = db.prepare(
+    "INSERT INTO search_vectors_knn128 (rowid, index_id, namespace, embedding) VALUES (?, ?, ?, ?)",
+  );
+  const knnScan = db.prepare(
+    `SELECT rowid AS key, 1 - distance AS value FROM search_vectors_knn128
+     WHERE embedding MATCH ? AND k = ? AND index_id = ? AND namespace = ?`,
   );
   const updateDoc = db.prepare("UPDATE search_documents SET content = ?, metadata = ?, text = ? WHERE rowid = ?");
   const upsertVector = db.prepare(
@@ -77,12 +94,15 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
      WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
   );
-  const fulltextSql = (filter: string) =>
-    `SELECT f.rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts f
-     JOIN search_documents d ON d.rowid = f.rowid
-     WHERE search_documents_fts MATCH ? AND d.index_id = ? AND d.namespace = ?${filter}
-     ORDER BY value DESC LIMIT ?`;
-  const fulltextScan = db.prepare(fulltextSql(""));
+  // The scope token in the MATCH keeps the search inside FTS5 (no join); `rank` is bm25 on the text column.
+  const fulltextScan = db.prepare(
+    `SELECT rowid AS key, -rank AS value FROM search_documents_fts
+     WHERE search_documents_fts MATCH ? ORDER BY rank LIMIT ?`,
+  );
+  const fulltextFilteredSql = (filter: string) =>
+    `WITH m AS MATERIALIZED (SELECT rowid AS key, rank AS r FROM search_documents_fts WHERE search_documents_fts MATCH ?)
+     SELECT m.key AS key, -m.r AS value FROM m JOIN search_documents d ON d.rowid = m.key
+     WHERE ${filter} ORDER BY m.r LIMIT ?`;
   const semanticOf = db.prepare(
     `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
      WHERE rowid IN (SELECT value FROM json_each(?))`,
@@ -151,6 +171,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
           insertState.run(indexId, embedder.name, embedder.dimension);
         }
         let added = 0;
+        const scope = scopeToken(indexId, namespace);
         for (const doc of docs) {
           const existing = findRowid.get(indexId, namespace, doc.id) as { rowid: number } | undefined;
           let rowid: number;
@@ -159,11 +180,16 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
             updateDoc.run(doc.contentJson, doc.metadataJson, doc.text, rowid);
           } else {
             rowid = Number(
-              insertDoc.run(indexId, namespace, doc.id, doc.contentJson, doc.metadataJson, doc.text).lastInsertRowid,
+              insertDoc.run(indexId, namespace, doc.id, doc.contentJson, doc.metadataJson, doc.text, scope)
+                .lastInsertRowid,
             );
             added++;
           }
           upsertVector.run(rowid, indexId, namespace, blob(doc.embedding));
+          if (doc.embedding.length === KNN_DIMENSION) {
+            knnDelete.run(BigInt(rowid));
+            knnInsert.run(BigInt(rowid), indexId, namespace, blob(doc.embedding));
+          }
         }
         const total = (current?.documents ?? 0) + added;
         if (maxDocuments >= 0 && added > 0 && total > maxDocuments) {
@@ -204,7 +230,9 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
                    WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
                 )
                 .all(query, q.indexId, q.namespace, ...f.params, perSide)
-            : semanticScan.all(query, q.indexId, q.namespace, perSide)
+            : q.embedding.length === KNN_DIMENSION
+              ? knnScan.all(query, perSide, q.indexId, q.namespace)
+              : semanticScan.all(query, q.indexId, q.namespace, perSide)
         ) as { key: number; value: number }[];
         for (const r of rows) {
           candidate(r.key).semantic = r.value;
@@ -214,11 +242,12 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
       if (useFulltext) {
         // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
         // semantic hits read theirs from here instead of a second MATCH per document.
-        const statement = f ? db.prepare(fulltextSql(` AND ${f.sql}`)) : fulltextScan;
-        const rows = statement.all(match, q.indexId, q.namespace, ...(f ? f.params : []), FULLTEXT_SCORED) as {
-          key: number;
-          value: number;
-        }[];
+        const scoped = `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
+        const rows = (
+          f
+            ? db.prepare(fulltextFilteredSql(f.sql)).all(scoped, ...f.params, FULLTEXT_SCORED)
+            : fulltextScan.all(scoped, FULLTEXT_SCORED)
+        ) as { key: number; value: number }[];
         for (const [i, r] of rows.entries()) {
           if (i < perSide) {
             candidate(r.key).fulltext = r.value;
@@ -321,7 +350,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = db
-        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ?")
+        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ? AND kind != 'bandwidth'")
         .all(indexId, from, from + stepMs * count) as { minute: number; count: number }[];
       for (const r of rows) {
         const i = Math.floor((r.minute - from) / stepMs);
