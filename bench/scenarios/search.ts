@@ -76,14 +76,21 @@ interface IndexHandle {
   token: string;
 }
 
-async function post(index: IndexHandle, route: string, body: unknown): Promise<unknown> {
-  const res = await request(`${index.base}/${route}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${index.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    headersTimeout: 60_000,
-    bodyTimeout: 60_000,
-  });
+async function post(index: IndexHandle, route: string, body: unknown, attempt = 1): Promise<unknown> {
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(`${index.base}/${route}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${index.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
+  } catch (error) {
+    // A keep-alive connection the server closed while the raw-store phase ran: every call here is idempotent.
+    if (attempt < 3 && (error as { code?: string }).code === "UND_ERR_SOCKET") return post(index, route, body, attempt + 1);
+    throw error;
+  }
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${route}: ${res.statusCode} ${text}`);
   return (JSON.parse(text) as { result: unknown }).result;

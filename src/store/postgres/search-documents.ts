@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.js";
+import { embedderMismatch } from "../../search/embedder.js";
 import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
-import { embedderMismatch } from "../sqlite/search-documents.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
+import { embedderMismatch } from "../../search/embedder.js";
 import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
@@ -45,18 +46,6 @@ export function scopeToken(indexId: string, namespace: string): string {
 export const FULLTEXT_SCORED = 5000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
 const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
-
-export function embedderMismatch(
-  indexName: string,
-  stored: { embedder: string; dimension: number },
-  wanted: { name: string; dimension: number },
-): AppError | undefined {
-  if (stored.embedder === wanted.name && stored.dimension === wanted.dimension) return undefined;
-  return new AppError(
-    "invalid_input",
-    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); delete its documents (reset every index name of the endpoint) or configure the same embedder`,
-  );
-}
 
 export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const { db } = ctx;
