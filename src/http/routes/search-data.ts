@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { SearchIndex } from "../../domain/search.js";
-import { AppError, invalidField } from "../../errors.js";
+import { AppError, errorCatalog, invalidField, isStorageFull, storageFull } from "../../errors.js";
 import { indexName } from "../../search/documents.js";
 import { builtinEmbedder, type Embedder } from "../../search/embedder.js";
 import { openAiEmbedder } from "../../search/openai-embedder.js";
@@ -57,20 +57,24 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
   const plane: SearchDataPlane = searchDataPlane(services, embedderFor(services));
   app.addHook("onClose", async () => plane.flushUsage());
 
+  // The same contract as src/http/plugins/errors.ts, plus the `status` key the search clients read.
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return reply.status(error.status).send({ error: error.message, status: error.status });
+    const known = error instanceof AppError ? error : isStorageFull(error) ? storageFull() : undefined;
+    if (known) {
+      for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
+      return reply.status(known.status).send({ error: known.message, status: known.status });
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return reply.status(status).send({ error: error.message, status });
+      const answered = Object.values(errorCatalog).includes(status as never) ? status : errorCatalog.invalid_input;
+      return reply.status(answered).send({ error: error.message, status: answered });
     }
     if ((error as { unavailable?: boolean }).unavailable) {
-      return reply.status(503).send({ error: "storage unavailable, retry shortly", status: 503 });
+      const unavailable = errorCatalog.unavailable;
+      return reply.status(unavailable).send({ error: "storage unavailable, retry shortly", status: unavailable });
     }
     request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ error: "internal error", status: 500 });
+    return reply.status(errorCatalog.internal).send({ error: "internal error", status: errorCatalog.internal });
   });
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: `route ${request.method} ${request.url.split("?")[0]} not found`, status: 404 }),
