@@ -359,3 +359,27 @@ describe("read-only token", () => {
     expect((await server.call("GET", "/v2/queues/ro-queue")).json.paused).toBe(false);
   });
 });
+
+describe("upstash dialect", () => {
+  it("signs in through /v2/qstash and publishes with Upstash- headers, as the server says", async () => {
+    const upstash = await startTestServer({ env: { ...adminEnv, FERRY_DIALECT: "upstash" } });
+    try {
+      const page = await fresh();
+      await signInWithEmail(page, upstash.url, ADMIN_EMAIL, ADMIN_KEY);
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await go(page, "Publish");
+      await page.getByLabel("Destination").fill(receiver.url("/upstash"));
+      await page.getByLabel("Retries", { exact: true }).fill("1");
+      await expect(page.getByTestId("curl").textContent()).resolves.toContain("Upstash-Retries: 1");
+      const before = receiver.requests.length;
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByTestId("publish-result").waitFor();
+      await until(async () => receiver.requests.slice(before).some((r) => r.url === "/upstash"), "the delivery");
+      const delivered = receiver.requests.slice(before).find((r) => r.url === "/upstash")!;
+      expect(delivered.headers["upstash-message-id"]).toBeDefined();
+      expect(watch!.failedCalls).toEqual([]);
+    } finally {
+      await upstash.stop();
+    }
+  });
+});

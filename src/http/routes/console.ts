@@ -85,6 +85,7 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
   });
 
   if (!consoleAssetsBuilt()) {
+    services.log.warn(`console assets missing in ${consoleAssetsDir()}: run npm run build:console (npm ci does)`);
     const missing = async (_request: FastifyRequest, reply: FastifyReply) =>
       reply.status(503).type("text/plain; charset=utf-8").send(MISSING);
     app.get("/console", missing);
