@@ -1,5 +1,5 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { newAccount } from "../../src/services/accounts.js";
 import { ADMIN_EMAIL, ADMIN_KEY, adminEnv } from "../helpers/management.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -10,6 +10,9 @@ import { ensureConsoleBuilt, go, launchBrowser, openPage, type PageWatch, signIn
  * The console against a real Ferry and real receivers, in Debian's Chromium: one browser for the file, a fresh
  * context (own session storage) per test. Every test ends with no console error and no failing API call.
  */
+// A shared machine: a browser step waits on events, and a slow one must not fail on the default 30 s.
+vi.setConfig({ testTimeout: 60_000 });
+
 let server: TestServer;
 let receiver: Receiver;
 let browser: Browser;
@@ -145,6 +148,14 @@ describe("operating", () => {
 
     await row.locator("a.id-link").click();
     await page.getByTestId("timeline").locator('li[data-state="DELIVERED"]').waitFor();
+
+    // Filtering by label leaves only this message (the other tests' messages carry no such label).
+    await go(page, "Messages");
+    await page.getByLabel("Label", { exact: true }).fill("console-test");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.locator(`tr[data-message-id]`).first().waitFor();
+    await until(async () => (await page.locator("tr[data-message-id]").count()) === 1, "the filtered list");
+    await expect(page.locator("tr[data-message-id]").first().getAttribute("data-message-id")).resolves.toBe(messageId);
     expect(watch!.failedCalls).toEqual([]);
   });
 
@@ -292,7 +303,7 @@ describe("operating", () => {
     expect((await key()).isPaused).toBe(true);
     await row.getByRole("button", { name: "Resume" }).click();
     await row.getByRole("button", { name: "Pause" }).waitFor();
-    expect((await key()).isPaused).toBeUndefined();
+    expect((await key()).isPaused).toBeFalsy();
 
     await row.getByRole("button", { name: "Pin" }).click();
     await page.getByRole("dialog").getByLabel("Parallelism", { exact: true }).fill("7");
@@ -301,7 +312,7 @@ describe("operating", () => {
     expect(await key()).toMatchObject({ isPinnedParallelism: true, parallelismMax: 7 });
     await row.getByRole("button", { name: "Unpin" }).click();
     await row.getByRole("button", { name: "Unpin" }).waitFor({ state: "detached" });
-    expect((await key()).isPinnedParallelism).toBeUndefined();
+    expect((await key()).isPinnedParallelism).toBeFalsy();
 
     await row.getByRole("button", { name: "Reset" }).click();
     await page.getByText("Rate window reset").waitFor();
