@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { newAccount } from "../../src/services/accounts.js";
-import { ADMIN_EMAIL, ADMIN_KEY, adminEnv } from "../helpers/management.js";
+import { ADMIN_EMAIL, ADMIN_KEY, addCustomer, adminEnv } from "../helpers/management.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ensureConsoleBuilt, go, launchBrowser, openPage, type PageWatch, signInWithEmail, signInWithToken } from "./harness.js";
@@ -120,6 +120,30 @@ describe("signing in", () => {
   });
 });
 
+describe("settings", () => {
+  it("after an e-mail sign-in, shows the read-only token and rotates the token; the console keeps working", async () => {
+    const customer = await addCustomer(server, "ops@console.test");
+    const page = await fresh();
+    await signInWithEmail(page, server.url, customer.credentials.email, customer.credentials.key);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await go(page, "Settings");
+    const readOnly = page.getByLabel("Read-only token", { exact: true });
+    await readOnly.waitFor();
+    await page.getByRole("button", { name: "Reveal" }).nth(1).click();
+    const record = await server.call("GET", "/v2/account", { token: customer.token });
+    expect(record.json.accountId).toBe(customer.accountId);
+    expect((await readOnly.textContent())!.length).toBeGreaterThan(20);
+
+    await page.getByRole("button", { name: "Rotate token" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate token" }).click();
+    await page.getByText("Token rotated").waitFor();
+    expect((await server.call("GET", "/v2/account", { token: customer.token })).status).toBe(401);
+    await go(page, "Overview");
+    await page.getByText(`Account ${customer.accountId}`).waitFor();
+    expect(watch!.failedCalls).toEqual([]);
+  });
+});
+
 describe("operating", () => {
   it("publishes from the builder and shows the message reach DELIVERED live in Messages", async () => {
     const page = await fresh();
@@ -185,6 +209,25 @@ describe("operating", () => {
     await row.waitFor({ state: "detached" });
     const dlq = await server.call("GET", `/v2/dlq?messageId=${messageId}`);
     expect(dlq.json.messages).toEqual([]);
+    expect(watch!.failedCalls).toEqual([]);
+  });
+
+  it("cancels a waiting message from its page", async () => {
+    const published = await server.call("POST", `/v2/publish/${receiver.url("/never")}`, {
+      body: "{}",
+      headers: { ...json, "Svc-Delay": "1h" },
+    });
+    const messageId = published.json.messageId as string;
+    const page = await fresh();
+    await signInWithToken(page, server.url, server.token);
+    await go(page, "Messages");
+    await page.locator(`tr[data-message-id="${messageId}"] a.id-link`).click();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel message" }).click();
+    await page.getByTestId("timeline").locator('li[data-state="CANCELED"]').waitFor({ timeout: 15_000 });
+    await page.getByRole("button", { name: "Cancel", exact: true }).waitFor({ state: "detached" });
+    const logs = await server.call("GET", `/v2/logs?messageId=${messageId}`);
+    expect(logs.json.logs.map((l: { state: string }) => l.state)).toContain("CANCELED");
     expect(watch!.failedCalls).toEqual([]);
   });
 
