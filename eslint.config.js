@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "bench/results/**", "data/**", "console/dist/**"] },
+  { ignores: ["node_modules/**", "bench/results/**", "data/**", "dist/**", ".dist-build-*/**", "console/dist/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
+import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
@@ -17,6 +18,9 @@ import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
 import { topicRoutes } from "./http/routes/topics.js";
 import { searchRoutes } from "./http/routes/search.js";
+import { searchDataRoutes } from "./http/routes/search-data.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { readinessRoutes } from "./http/routes/readiness.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -25,6 +29,7 @@ const BODY_LIMIT = 100 * 1024 * 1024;
 /** Builds the Fastify app (both APIs on one port). It never listens by itself; main.ts and the tests do. */
 export function buildApp(services: Services): FastifyInstance {
   const app = Fastify({
+    ...ingressServerOptions(services.config),
     loggerInstance: services.log as FastifyBaseLogger,
     // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
@@ -33,17 +38,21 @@ export function buildApp(services: Services): FastifyInstance {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
   });
+  applyIngressLimits(app, services.config);
   registerErrorHandling(app);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  app.get("/health", async () => ({ status: "ok" }));
+  // Before the API scopes: its request-metrics hook must reach their routes too.
+  metricsRoutes(app, services);
+  readinessRoutes(app, services);
 
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
+    refuseOversizedMessages(messaging);
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);
@@ -65,6 +74,8 @@ export function buildApp(services: Services): FastifyInstance {
     searchRoutes(management, services);
   });
 
+  // Search data plane: each index's endpoint, with the index's own tokens (docs/search.md).
+  app.register(async (search) => searchDataRoutes(search, services), { prefix: "/search" });
   // The web console (docs/console.md): public assets in a scope of their own with its security headers.
   app.register(async (consolePages) => consoleRoutes(consolePages, services));
   return app;

@@ -1,4 +1,10 @@
-import { addHeader, type HeaderMap } from "../domain/headers.js";
+import {
+  addHeader,
+  emptyHeaderMap,
+  type HeaderMap,
+  refuseUnsendableHeader,
+  refuseUnsendableValue,
+} from "../domain/headers.js";
 import { validName } from "../domain/names.js";
 import { parseHttpUrl } from "../domain/publish-config.js";
 import { invalidField, notFound, quotaExceeded } from "../errors.js";
@@ -101,15 +107,17 @@ export function parseDefaultHeaders(body: unknown): HeaderMap {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw invalidField("headers", "must be an object of header name to a string or an array of strings");
   }
-  const headers: HeaderMap = {};
+  const headers = emptyHeaderMap();
   for (const [name, value] of Object.entries(raw)) {
     if (!HEADER_NAME.test(name)) throw invalidField("headers", `"${name}" is not a valid header name`);
+    refuseUnsendableHeader(name, `headers.${name}`);
     const values = Array.isArray(value) ? value : [value];
     if (values.length === 0) continue;
     for (const v of values) {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
         throw invalidField(`headers.${name}`, "must be a string or an array of strings");
       }
+      refuseUnsendableValue(String(v), `headers.${name}`);
       addHeader(headers, name, String(v));
     }
   }

@@ -195,6 +195,8 @@ export function dlqEntryFromRow(r: DlqRow): DlqEntry {
   };
   if (r.response_status !== null) entry.response.status = r.response_status;
   if (r.error !== null) entry.response.error = r.error;
+  const seq = (r as { seq?: number | string }).seq;
+  if (seq !== undefined) entry.seq = String(seq);
   return entry;
 }
 

@@ -4,9 +4,13 @@ import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
+import type { NodeStore } from "./node-store.js";
+import type { OpsStore } from "./ops-store.js";
 import type { OverviewStore } from "./overview-store.js";
 import type { QueueStore } from "./queue-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
+import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 
 /**
@@ -155,7 +159,17 @@ export interface FinishParams {
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
 export interface Store
-  extends DlqStore, FlowControlStore, ManagementStore, OverviewStore, QueueStore, ScheduleStore, TopicStore {
+  extends DlqStore,
+    FlowControlStore,
+    ManagementStore,
+    NodeStore,
+    OpsStore,
+    OverviewStore,
+    QueueStore,
+    RetentionStore,
+    ScheduleStore,
+    SearchDocumentStore,
+    TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -216,8 +230,6 @@ export interface Store
     logs: LogRecord[];
     cursor?: string;
   }>;
-  /** Retention: drops log entries and expired deduplication keys older than the given times. */
-  logDeleteBefore(p: { before: number; now: number }): Promise<number>;
 
   usageAdd(p: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number }): Promise<void>;
 }

@@ -17,6 +17,7 @@ import {
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
 import { readable } from "../plugins/auth.js";
+import { fitPage, truncateBodies } from "../views/page-budget.js";
 
 /** Filters the DLQ accepts (reference §1.8); `api` is deprecated and ignored. */
 const FILTER_KEYS = [
@@ -116,9 +117,16 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     const cursor = cursorParam(query);
     if (cursor !== undefined) p.cursor = cursor;
     const page = await listDlq(services, request.account, p);
-    const messages = page.entries.map(dlqRecord);
+    // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
+    const fitted = fitPage(
+      page.entries,
+      (e) => truncateBodies(dlqRecord(e), ["body", "responseBody"], ["bodyBase64", "responseBodyBase64"]),
+      (e) => e.seq,
+      page.cursor,
+    );
+    const messages = fitted.records;
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
-    return page.cursor === undefined ? { messages } : { cursor: page.cursor, messages };
+    return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
 
   app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", readable, async (request) =>
