@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 
 /**
@@ -79,8 +80,9 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
     };
   });
 
+  // Only a browser is sent on; an API client asking for / gets the same 404 as before the console existed.
   app.get("/", async (request, reply) => {
-    if (!wantsHtml(request)) return reply.callNotFound();
+    if (!wantsHtml(request)) throw notFound(`route ${request.method} /`);
     return reply.redirect("/console/", 302);
   });
 
