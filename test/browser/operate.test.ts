@@ -212,6 +212,31 @@ describe("operating", () => {
     expect(watch!.failedCalls).toEqual([]);
   });
 
+  it("deletes a selection of DLQ entries", async () => {
+    receiver.setDefault((url) => (url.startsWith("/doomed") ? { status: 410, body: "gone" } : { status: 200, body: "ok" }));
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      const r = await server.call("POST", `/v2/publish/${receiver.url(`/doomed/${n}`)}`, { body: "{}", headers: { ...json, "Svc-Retries": "0" } });
+      ids.push(r.json.messageId as string);
+    }
+    const inDlq = async () => {
+      const dlq = await server.call("GET", "/v2/dlq?url=" + encodeURIComponent(receiver.url("/doomed/1")) + "," + encodeURIComponent(receiver.url("/doomed/2")));
+      return dlq.json.messages.length as number;
+    };
+    await until(async () => (await inDlq()) === 2, "two DLQ entries");
+
+    const page = await fresh();
+    await signInWithToken(page, server.url, server.token);
+    await go(page, "Dead letter queue");
+    for (const id of ids) await page.locator("tr", { hasText: id }).getByRole("checkbox").check();
+    await page.getByText("2 selected").waitFor();
+    await page.getByRole("button", { name: "Delete selected" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    for (const id of ids) await page.locator("tr", { hasText: id }).waitFor({ state: "detached" });
+    expect(await inDlq()).toBe(0);
+    expect(watch!.failedCalls).toEqual([]);
+  });
+
   it("cancels a waiting message from its page", async () => {
     const published = await server.call("POST", `/v2/publish/${receiver.url("/never")}`, {
       body: "{}",
