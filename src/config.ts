@@ -28,8 +28,15 @@ export interface Config {
   sqliteSynchronous: SqliteSynchronous;
   /** PostgreSQL connections one node may hold (writes, reads, one more for LISTEN). (Default: 10) */
   pgPoolSize: number;
+  /**
+   * Run the storage adapter in its own worker thread (docs/threading.md); `off` keeps it on the main thread, for
+   * debugging and for measuring what the thread buys. (Default: on)
+   */
+  storeThread: boolean;
   /** pino level. (Default: info) */
   logLevel: string;
+  /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
+  logFile: string | undefined;
   /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
@@ -67,6 +74,17 @@ export interface Config {
   pricePer100k: number;
   /** `region` of messaging accounts this server creates. (Default: eu-central-1) */
   region: AccountRegion;
+  /**
+   * OpenAI-compatible embeddings endpoint of search indexes (`…/v1/embeddings`); unset, the built-in lexical embedder
+   * is used. (Default: none)
+   */
+  embeddingsUrl: string | undefined;
+  /** Model name sent to the embeddings endpoint. (Default: text-embedding-3-small) */
+  embeddingsModel: string;
+  /** Bearer key of the embeddings endpoint. (Default: none) */
+  embeddingsApiKey: string | undefined;
+  /** Bearer token `GET /metrics` requires; unset, /metrics answers without one. (Default: none) */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -192,7 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
     dialect: oneOf(env, "FERRY_DIALECT", "neutral", ["neutral", "upstash"] as const),
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
+    storeThread: oneOf(env, "FERRY_STORE_THREAD", "on", ["on", "off"] as const) === "on",
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
     destinationConcurrency: int(env, "FERRY_DESTINATION_CONCURRENCY", 64, 1, 100_000),
@@ -211,7 +231,19 @@ export function loadConfig(env: Env = process.env): Config {
     planOverrides: planOverrides(env),
     pricePer100k: decimal(env, "FERRY_PRICE_PER_100K", 1),
     region: oneOf(env, "FERRY_REGION", "eu-central-1", ["eu-central-1", "us-east-1"] as const),
+    embeddingsUrl: embeddingsUrl(env),
+    embeddingsModel: str(env, "FERRY_EMBEDDINGS_MODEL", "text-embedding-3-small"),
+    embeddingsApiKey: optional(env, "FERRY_EMBEDDINGS_API_KEY"),
+    metricsToken: optional(env, "FERRY_METRICS_TOKEN"),
   };
+}
+
+function embeddingsUrl(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_EMBEDDINGS_URL");
+  if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw)) {
+    throw new ConfigError(`config error: FERRY_EMBEDDINGS_URL must be an http(s) URL (got "${raw}")`);
+  }
+  return raw;
 }
 
 function destinationAllow(env: Env): string | undefined {
@@ -236,7 +268,9 @@ export const configDefaults: Record<string, string> = {
   FERRY_DIALECT: "neutral",
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
   FERRY_PG_POOL_SIZE: "10",
+  FERRY_STORE_THREAD: "on",
   FERRY_LOG_LEVEL: "info",
+  FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",
   FERRY_DESTINATION_CONCURRENCY: "64",
@@ -255,4 +289,8 @@ export const configDefaults: Record<string, string> = {
   "FERRY_PLAN_<PLAN>_<FIELD>": "(the built-in plan table, docs/management.md)",
   FERRY_PRICE_PER_100K: "1",
   FERRY_REGION: "eu-central-1",
+  FERRY_EMBEDDINGS_URL: "(none: the built-in lexical embedder)",
+  FERRY_EMBEDDINGS_MODEL: "text-embedding-3-small",
+  FERRY_EMBEDDINGS_API_KEY: "(none)",
+  FERRY_METRICS_TOKEN: "(none: /metrics answers without a token)",
 };

@@ -7,6 +7,7 @@ export const errorCatalog = {
   invalid_input: 400,
   unauthorized: 401,
   forbidden: 403,
+  read_only: 403,
   not_found: 404,
   method_not_allowed: 405,
   quota_exceeded: 412,

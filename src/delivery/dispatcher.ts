@@ -1,12 +1,14 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
+import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { Dialect } from "../http/dialect.js";
 import type { Loop } from "../maintenance/loop.js";
 import { limitsOf } from "../services/accounts.js";
 import type { Account, Store } from "../store/store.js";
+import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
@@ -21,6 +23,8 @@ export interface DispatcherDeps {
   nodeId: string;
   http: HttpClient;
   callbacks: CallbackBuilder;
+  /** This process's DLQ id minter, numbered by the store (domain/dlq-id.ts). */
+  dlqIds: DlqIdMinter;
 }
 
 /** Attempts that may wait for a busy destination, per slot of delivery concurrency. */
@@ -154,7 +158,7 @@ export class Dispatcher implements Loop {
           limit,
           owner: this.owner,
           leaseUntil: now + config.leaseMs,
-          clock: () => clock.now(),
+          ...(clock.liveOffsetMs ? { liveClockOffsetMs: clock.liveOffsetMs() } : {}),
         });
         const accounts = await this.accountsOf(batch);
         for (const m of batch) this.launch(m, accounts.get(m.accountId));
@@ -224,6 +228,8 @@ export class Dispatcher implements Loop {
     const limits = limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     const release = await this.gate.acquire(m.url);
+    // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
+    const startedAt = clock.now();
     const response = await http
       .send({
         url: m.url,
@@ -241,9 +247,11 @@ export class Dispatcher implements Loop {
       now,
       nonRetryableHeader: this.nonRetryableHeader,
       callbacks: this.deps.callbacks,
+      dlqIds: this.deps.dlqIds,
     });
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
+    else recordAttempt(m, decision.outcome.kind, startedAt, now);
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either

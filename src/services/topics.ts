@@ -170,11 +170,13 @@ export async function getTopic(services: Services, account: Account, name: strin
 export const listTopics = (services: Services, account: Account): Promise<Topic[]> =>
   services.store.topicList({ accountId: account.id });
 
-/** Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). */
+/**
+ * Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). A group
+ * that does not exist is deleted already: clients delete a group "to be sure" before creating it, and the hosted
+ * service answers 200 (docs/url-groups.md). A bad name is still a 400.
+ */
 export async function deleteTopic(services: Services, account: Account, name: string): Promise<void> {
-  if (!(await services.store.topicDelete({ accountId: account.id, name: topicName(name) }))) {
-    throw notFound(`url group ${name}`);
-  }
+  await services.store.topicDelete({ accountId: account.id, name: topicName(name) });
 }
 
 export async function setDefaultHeaders(services: Services, account: Account, name: string, body: unknown) {

@@ -1,7 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * The compiled Ferry, as `npm start` runs it (bin/ferry.mjs imports dist/main.js), built once per run by
+ * build-global-setup.ts. Not bin/ferry.mjs itself: a source file edited while the suite runs would make every
+ * spawned process rebuild dist/ (compiled-start.test.ts covers the bin).
+ */
+export const FERRY_BIN = [join(root, "dist", "main.js")];
 
 export interface FerryProcess {
   child: ChildProcess;
@@ -16,7 +23,7 @@ export interface FerryProcess {
  * Only this process is ever signalled, by its own pid.
  */
 export function spawnFerry(env: Record<string, string>, timeoutMs = 20_000): Promise<FerryProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, [...FERRY_BIN, "serve"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", FERRY_PORT: "0", FERRY_HOST: "127.0.0.1", FERRY_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -49,7 +56,7 @@ export function spawnFerry(env: Record<string, string>, timeoutMs = 20_000): Pro
 
 /** Runs `ferry` to completion (config errors, CLI commands) and returns its exit code and output. */
 export function runFerry(args: string[], env: Record<string, string>, timeoutMs = 20_000) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [...FERRY_BIN, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

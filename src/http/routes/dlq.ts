@@ -17,6 +17,7 @@ import {
   single,
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
+import { readable } from "../plugins/auth.js";
 import { fitPage, truncateBodies } from "../views/page-budget.js";
 
 /** Filters the DLQ accepts (reference §1.8); `api` is deprecated and ignored. */
@@ -108,7 +109,7 @@ function overrides(request: FastifyRequest, services: Services): ConfigSource {
 }
 
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
-  app.get("/v2/dlq", async (request) => {
+  app.get("/v2/dlq", readable, async (request) => {
     const query = readQuery(request, PAGE_KEYS, services, false);
     const p: Parameters<typeof listDlq>[2] = {
       filter: dlqFilter(query),
@@ -130,7 +131,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
 
-  app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", async (request) =>
+  app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", readable, async (request) =>
     dlqRecord(await getDlq(services, request.account, request.params.dlqId)),
   );
 

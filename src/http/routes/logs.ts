@@ -15,6 +15,7 @@ import {
   single,
 } from "../query.js";
 import { logRecord } from "../views/log-view.js";
+import { readable } from "../plugins/auth.js";
 
 const LOG_KEYS = new Set<string>([
   ...MESSAGE_FILTER_KEYS,
@@ -57,12 +58,12 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
     return { logs: fitted.records, cursor: fitted.cursor };
   }
 
-  app.get("/v2/events", async (request) => {
+  app.get("/v2/events", readable, async (request) => {
     const { logs, cursor } = await page(request.query as Query, request.account);
     return cursor === undefined ? { events: logs } : { cursor, events: logs };
   });
 
-  app.get("/v2/logs", async (request) => {
+  app.get("/v2/logs", readable, async (request) => {
     const { logs, cursor } = await page(request.query as Query, request.account);
     return cursor === undefined ? { logs, events: logs } : { cursor, logs, events: logs };
   });
