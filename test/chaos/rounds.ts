@@ -182,6 +182,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.lost = missing().length;
     report.callbacksMissing = missingCallbacks().length;
     report.duplicates = [...receiver.deliveries.values()].reduce((sum, count) => sum + count - 1, 0);
+    log(`chaos: books after round ${round}: ${report.messages} messages, ${report.lost} lost, ${report.duplicates} duplicates (allowed ${report.inFlightAtKills})`);
     if (report.lost > 0) {
       report.failures.push(`round ${round}: ${report.lost} acknowledged messages not delivered (stuck or lost), e.g. ${JSON.stringify(missing().slice(0, 3))}`);
     }
