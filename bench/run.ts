@@ -25,6 +25,7 @@ import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
 import { searchScenario } from "./scenarios/search.js";
+import { searchPgScenario } from "./scenarios/search-postgres.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -40,6 +41,7 @@ const scenarios: Scenario[] = [
   fanoutScenario,
   flowControlScenario,
   searchScenario,
+  searchPgScenario,
 ];
 
 const aliases: Record<string, string[]> = {
