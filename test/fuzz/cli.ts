@@ -24,4 +24,5 @@ console.log(
     `max heap ${report.maxHeapMb} MB`,
 );
 for (const f of report.failures) console.error(describeFailure(report, f));
+if (lost > 0) console.error(`fuzz: ledger messages not delivered within 60 s: ${report.ledger.lostIds.join(", ")}`);
 process.exit(report.failures.length > 0 || lost > 0 ? 1 : 0);

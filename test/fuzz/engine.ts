@@ -37,7 +37,7 @@ export interface FuzzReport {
   requests: number;
   byStatus: Record<string, number>;
   fiveHundreds: number;
-  ledger: { acknowledged: number; delivered: number };
+  ledger: { acknowledged: number; delivered: number; lostIds: string[] };
   maxHeapMb: number;
   failures: FuzzFailure[];
 }
@@ -223,7 +223,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     requests: 0,
     byStatus: {},
     fiveHundreds: 0,
-    ledger: { acknowledged: 0, delivered: 0 },
+    ledger: { acknowledged: 0, delivered: 0, lostIds: [] },
     maxHeapMb: 0,
     failures: [],
   };
@@ -290,6 +290,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       await new Promise((r) => setTimeout(r, 50));
     }
     report.ledger.delivered = acknowledged.filter((id) => ledger.seen.has(id)).length;
+    report.ledger.lostIds = acknowledged.filter((id) => !ledger.seen.has(id)).slice(0, 20);
   } finally {
     for (const t of targets) await t.server.stop();
     await ledger.close();
