@@ -63,6 +63,9 @@ export const unforwardableHeaders = new Set([
  * one would fail every attempt; publish refuses it instead, with a 400 naming the header (docs/reliability.md).
  */
 export const unsendableHeaders = new Set([
+  // Host comes from the destination URL: a forwarded one would aim the signed request elsewhere, and a malformed
+  // one (`[x`) makes the HTTP client fail every attempt (found by the fuzzer's ledger).
+  "host",
   "connection",
   "keep-alive",
   "proxy-connection",

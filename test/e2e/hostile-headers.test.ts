@@ -84,7 +84,7 @@ describe("header names that are object keys", () => {
 });
 
 describe("forwarded headers the HTTP client refuses", () => {
-  const refused = ["Connection", "Keep-Alive", "Transfer-Encoding", "Upgrade", "Expect", "Content-Length", "TE", "Trailer"];
+  const refused = ["Host", "Connection", "Keep-Alive", "Transfer-Encoding", "Upgrade", "Expect", "Content-Length", "TE", "Trailer"];
 
   it("publish answers 400 naming the header, for each refused name and for an empty name", async () => {
     for (const name of refused) {
