@@ -458,6 +458,8 @@ describe("upstash dialect", () => {
       expect(delivered.headers["upstash-message-id"]).toBeDefined();
       expect(watch!.failedCalls).toEqual([]);
     } finally {
+      // The page polls while open: close it first, so the server's stop does not wait on its requests.
+      await watch?.context.close();
       await upstash.stop();
     }
   });
