@@ -154,6 +154,7 @@ describe("operating", () => {
     await page.getByLabel("Body").fill('{"from":"console"}');
     await page.getByLabel("Labels").fill("console-test");
     await page.getByLabel("Delay", { exact: true }).fill("2s");
+    await page.getByLabel("Callback URL", { exact: true }).fill(receiver.url("/builder-callback"));
     await expect(page.getByTestId("curl").textContent()).resolves.toContain(`/v2/publish/${destination}`);
     await expect(page.getByTestId("curl").textContent()).resolves.toContain("Svc-Delay: 2s");
     const before = receiver.requests.length;
@@ -168,10 +169,13 @@ describe("operating", () => {
     await row.waitFor();
     await row.getByText("DELIVERED", { exact: true }).waitFor({ timeout: 15_000 });
     expect(receiver.requests.length).toBeGreaterThan(before);
-    expect(receiver.requests.at(-1)!.text).toBe('{"from":"console"}');
+    expect(receiver.requests.find((r) => r.url === "/builder")!.text).toBe('{"from":"console"}');
 
     await row.locator("a.id-link").click();
     await page.getByTestId("timeline").locator('li[data-state="DELIVERED"]').waitFor();
+    // Its callback shows up on the message's page, and reaches DELIVERED there too.
+    await page.getByTestId("callbacks").getByText("DELIVERED", { exact: true }).waitFor({ timeout: 15_000 });
+    expect(receiver.requests.some((r) => r.url === "/builder-callback" && r.text.includes(messageId))).toBe(true);
 
     // Filtering by label leaves only this message (the other tests' messages carry no such label).
     await go(page, "Messages");
