@@ -239,7 +239,7 @@ describe("operating", () => {
     expect((await key()).isPaused).toBe(true);
     await row.getByRole("button", { name: "Resume" }).click();
     await row.getByRole("button", { name: "Pause" }).waitFor();
-    expect((await key()).isPaused).toBeFalsy();
+    expect((await key()).isPaused).toBe(false);
 
     await row.getByRole("button", { name: "Pin" }).click();
     await page.getByRole("dialog").getByLabel("Parallelism", { exact: true }).fill("7");
@@ -248,7 +248,7 @@ describe("operating", () => {
     expect(await key()).toMatchObject({ isPinnedParallelism: true, parallelismMax: 7 });
     await row.getByRole("button", { name: "Unpin" }).click();
     await row.getByRole("button", { name: "Unpin" }).waitFor({ state: "detached" });
-    expect((await key()).isPinnedParallelism).toBeFalsy();
+    expect((await key()).isPinnedParallelism).toBe(false);
 
     await row.getByRole("button", { name: "Reset" }).click();
     await page.getByText("Rate window reset").waitFor();

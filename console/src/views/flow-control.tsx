@@ -87,11 +87,11 @@ export function FlowControl() {
                     <td class="mono">{k.flowControlKey}</td>
                     <td class="num">{count(k.waitListSize ?? 0)}</td>
                     <td class="num">
-                      {k.parallelismCount ?? 0} / {k.parallelismMax ?? "–"}
+                      {k.parallelismCount ?? 0} / {k.parallelismMax || "–"}
                       {k.isPinnedParallelism && <span class="tag">pinned</span>}
                     </td>
                     <td class="num">
-                      {k.rateCount ?? 0} / {k.rateMax ?? "–"} per {k.ratePeriod ?? 1}s
+                      {k.rateCount ?? 0} / {k.rateMax || "–"} per {k.ratePeriod ?? 1}s
                       {k.isPinnedRate && <span class="tag">pinned</span>}
                     </td>
                     <td>{k.isPaused ? <Badge kind="warn">paused</Badge> : <Badge kind="ok">active</Badge>}</td>
@@ -109,9 +109,10 @@ export function FlowControl() {
                           onClick={() =>
                             setPin({
                               key: k.flowControlKey,
+                              // Records carry zeros for unset parts (docs/flow-control.md): zero means "not set".
                               parallelism: k.parallelismMax ? String(k.parallelismMax) : "",
                               rate: k.rateMax ? String(k.rateMax) : "",
-                              period: `${k.ratePeriod ?? 1}s`,
+                              period: `${k.ratePeriod || 1}s`,
                             })
                           }
                         >
