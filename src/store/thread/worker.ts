@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import { createLogger } from "../../logger.js";
+import { threadRegistry } from "../../metrics/registry.js";
 import { openStore } from "../open.js";
 import type { Store } from "../store.js";
 import { type Answer, errorToWire, forTransfer, type FromStoreThread, reviveBuffers, type ToStoreThread } from "./wire.js";
@@ -58,6 +59,11 @@ async function main(): Promise<void> {
     return;
   }
   const methods = store as unknown as Record<string, (params: unknown) => Promise<unknown>>;
+  // Answered by the thread, not the adapter: this thread's own metrics (commit sizes and durations), which /metrics
+  // merges with the main thread's (src/metrics/scrape.ts, docs/metrics.md).
+  const threadMethods: Record<string, () => Promise<unknown>> = {
+    metricsOfStoreThread: () => threadRegistry.getMetricsAsJSON(),
+  };
   let unsubscribeDue: (() => void) | undefined;
   // Account changes made elsewhere (another node, the CLI) reach the main thread's cache as events.
   store.subscribeAccountChanges?.(() => post({ event: "accounts" }));
@@ -71,9 +77,11 @@ async function main(): Promise<void> {
     for (const [id, method, params] of message.calls) {
       let result: Promise<unknown>;
       try {
+        const own = threadMethods[method];
         const fn = methods[method];
-        if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
-        result = Promise.resolve(fn.call(store, reviveBuffers(params)));
+        if (own) result = own();
+        else if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
+        else result = Promise.resolve(fn.call(store, reviveBuffers(params)));
       } catch (error) {
         result = Promise.reject(error);
       }
