@@ -24,6 +24,8 @@ import { p3Scenario } from "./scenarios/p3-latency.js";
 import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
+import { sustainedScenario } from "./scenarios/sustained.js";
+import { searchScenario } from "./scenarios/search.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -38,6 +40,8 @@ const scenarios: Scenario[] = [
   pgbossScenario,
   fanoutScenario,
   flowControlScenario,
+  sustainedScenario,
+  searchScenario,
 ];
 
 const aliases: Record<string, string[]> = {
@@ -58,7 +62,7 @@ function parseArgs(argv: string[]) {
       throw new Error(`unknown scenario "${n}" (known: ${known})`);
     }
   }
-  const wanted = new Set(names.length > 0 ? names : scenarios.map((s) => s.id));
+  const wanted = new Set(names.length > 0 ? names : scenarios.filter((s) => !s.optIn).map((s) => s.id));
   // References of a ratio run in the same invocation: a ratio is only ever taken within one run.
   let grew = true;
   while (grew) {

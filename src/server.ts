@@ -21,7 +21,7 @@ import { urlGroups } from "./services/topics.js";
 import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
-import { openStore } from "./store/open.js";
+import { openServerStore } from "./store/open.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
 import { errorCatalog } from "./errors.js";
@@ -79,7 +79,7 @@ async function startBehind(
   config: Config,
   { log, clock, lifecycle }: { log: Logger; clock: Clock; lifecycle: Lifecycle },
 ): Promise<Ferry> {
-  const store = await openStore(config, { log });
+  const store = await openServerStore(config, { log });
   await store.migrate();
   usePlanOverrides(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());

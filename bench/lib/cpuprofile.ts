@@ -101,6 +101,8 @@ export interface ProfileSummary {
 /** Self time per function and per area, summed over every sample of a V8 .cpuprofile. */
 export function summarizeProfile(path: string, top = 20): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
+  // Modules tsx loads inside a worker (tsImport) carry a `?tsx-namespace=…` query: the file is the same.
+  for (const n of profile.nodes) n.callFrame.url = n.callFrame.url.replace(/\?tsx-namespace=[^#]*$/, "");
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => {
@@ -160,18 +162,36 @@ export function summarizeProfile(path: string, top = 20): ProfileSummary {
  * The main thread's .cpuprofile in a directory. node --cpu-prof writes one per thread, and `--import tsx` runs its
  * loader in a worker thread; the main thread's file is named `CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile`.
  */
-export function findProfile(dir: string): string | undefined {
+/** Every thread's profile in `dir` but the main thread's (thread 0). */
+export function otherThreadProfiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile") && !/\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => join(dir, f));
+}
+
+/** Share of a profile's sampled time that was not idle. */
+export function busyShare(s: ProfileSummary): number {
+  const idle = s.byArea.find((a) => a.area === "(idle)")?.ms ?? 0;
+  return s.totalMs > 0 ? 1 - idle / s.totalMs : 0;
+}
+
+/**
+ * The profile of one thread of the profiled process: `node --cpu-prof` writes one file per thread,
+ * `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`; thread 0 is the main thread, 1 the first worker (Ferry's
+ * store thread). Falls back to the largest file for the main thread.
+ */
+export function findProfile(dir: string, thread = 0): string | undefined {
   const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
-  const main = files.find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-  const chosen =
-    main ?? files.map((f) => ({ f, size: statSync(join(dir, f)).size })).sort((a, b) => b.size - a.size)[0]?.f;
+  const exact = files.find((f) => new RegExp(`\\.\\d+\\.${thread}\\.\\d+\\.cpuprofile$`).test(f));
+  if (exact || thread !== 0) return exact ? join(dir, exact) : undefined;
+  const chosen = files.map((f) => ({ f, size: statSync(join(dir, f)).size })).sort((a, b) => b.size - a.size)[0]?.f;
   return chosen ? join(dir, chosen) : undefined;
 }
 
 export function profileMarkdown(s: ProfileSummary): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   return [
-    `Sampled ${(s.totalMs / 1000).toFixed(1)} s of the Ferry process (idle included).`,
+    `Sampled ${(s.totalMs / 1000).toFixed(1)} s of the profiled thread (idle included).`,
     "",
     "Self time by area:",
     "",

@@ -32,6 +32,8 @@ export interface Scenario {
   title: string;
   /** Scenarios whose figures this one's ratios use; `npm run bench -- p1` runs them too, first. */
   needs?: string[];
+  /** Runs only when named (`npm run bench -- sustained`), not in the default run: it takes long. */
+  optIn?: boolean;
   run(ctx: BenchContext): Promise<void>;
 }
 

@@ -175,7 +175,7 @@ async function profileOneNode(ctx: BenchContext, s: PgSetup): Promise<void> {
 export const pg1Scenario: Scenario = {
   id: "pg1",
   title: "PostgreSQL, 1 node",
-  needs: ["forwarder"],
+  needs: ["forwarder", "pgboss"],
   async run(ctx) {
     const s = await setUp(ctx, "pg1", 1);
     const { median: t, spread } = await throughput(ctx, s, rounds(ctx));

@@ -158,7 +158,7 @@ export class Dispatcher implements Loop {
           limit,
           owner: this.owner,
           leaseUntil: now + config.leaseMs,
-          clock: () => clock.now(),
+          ...(clock.liveOffsetMs ? { liveClockOffsetMs: clock.liveOffsetMs() } : {}),
         });
         const accounts = await this.accountsOf(batch);
         for (const m of batch) this.launch(m, accounts.get(m.accountId));

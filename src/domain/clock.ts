@@ -1,9 +1,14 @@
 /** Time is injected, never read directly (style habit 2): services and loops take a Clock. */
 export interface Clock {
   now(): number;
+  /**
+   * For clocks that follow real time: the offset to it, so code in another thread (the store thread) can read the
+   * same clock as `Date.now() + offset`. Absent for a pinned clock.
+   */
+  liveOffsetMs?(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), liveOffsetMs: () => 0 };
 
 /** A clock tests can pin and advance; `offsetMs` shifts real time so timers still fire. */
 export class ManualClock implements Clock {
@@ -24,5 +29,8 @@ export class OffsetClock implements Clock {
   offsetMs = 0;
   now(): number {
     return Date.now() + this.offsetMs;
+  }
+  liveOffsetMs(): number {
+    return this.offsetMs;
   }
 }

@@ -109,8 +109,11 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
       currentSigningKey: config.currentSigningKey,
       nextSigningKey: config.nextSigningKey,
     });
-    if (!config.token) generated.token = account.token;
-    if (account.readOnlyToken !== undefined) generated.readOnlyToken = account.readOnlyToken;
+    // The read-only token is printed next to a generated token; with a configured one, the management API shows it.
+    if (!config.token) {
+      generated.token = account.token;
+      if (account.readOnlyToken !== undefined) generated.readOnlyToken = account.readOnlyToken;
+    }
     if (!config.currentSigningKey) generated.currentSigningKey = account.currentSigningKey;
     if (!config.nextSigningKey) generated.nextSigningKey = account.nextSigningKey;
     if (await store.accountInsertDefault({ account })) return { account, generated };

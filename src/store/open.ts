@@ -3,6 +3,8 @@ import type { Config } from "../config.js";
 import { openPostgresStore } from "./postgres/index.js";
 import { openSqliteStore } from "./sqlite/index.js";
 import type { Store } from "./store.js";
+import { withAccountCache } from "./thread/account-cache.js";
+import { openStoreThread } from "./thread/proxy.js";
 
 /** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
 export async function openStore(
@@ -23,4 +25,13 @@ export async function openStore(
     });
   }
   throw new Error(`config error: DATABASE_URL ${url.split(":")[0]} is not supported`);
+}
+
+/**
+ * The server's store: the adapter in its own thread behind a proxy (unless `FERRY_STORE_THREAD=off`), with the
+ * main-thread account cache in front (docs/threading.md).
+ */
+export async function openServerStore(config: Config, options: { log: Logger }): Promise<Store> {
+  const store = config.storeThread ? await openStoreThread(config, options.log) : await openStore(config, options);
+  return withAccountCache(store);
 }

@@ -179,6 +179,12 @@ export interface Store
    * not need it. Returns the unsubscribe function. Never throws: a lost connection is re-established inside.
    */
   subscribeDue?(onDue: () => void): () => void;
+  /**
+   * Optional: calls `onChange` whenever an account may have changed on another node (PostgreSQL: NOTIFY on
+   * `ferry_accounts` from a trigger on the table), so a node's account cache forgets what it holds. Writes through
+   * this node invalidate it directly. Returns the unsubscribe function; never throws.
+   */
+  subscribeAccountChanges?(onChange: () => void): () => void;
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;
@@ -202,15 +208,17 @@ export interface Store
   /**
    * Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. Flow control
    * and max_global_parallelism are decided here: a due message over a limit moves to WAITING instead.
-   * `clock`, when given, is read again once the claim holds its flow-control locks: with several nodes a claim may
-   * wait for another's locks, and a rate window must start when its deliveries really go, not when the claim began.
+   * `liveClockOffsetMs`, when given, says the caller's clock is real time plus this offset: the store reads that
+   * clock again once the claim holds its flow-control locks (with several nodes a claim may wait for another's locks,
+   * and a rate window must start when its deliveries really go, not when the claim began). Absent for a pinned test
+   * clock, whose `now` stands. A number, not a function, because the store runs in its own thread.
    */
   messageLeaseDue(p: {
     now: number;
     limit: number;
     owner: string;
     leaseUntil: number;
-    clock?: () => number;
+    liveClockOffsetMs?: number;
   }): Promise<Message[]>;
   /**
    * Extends the leases of the attempts `owner` still runs: one statement per node instead of one per message.

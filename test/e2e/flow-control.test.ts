@@ -401,9 +401,17 @@ describe("filters and records", () => {
     await publish(server, receiver.url("/f"), { "svc-forward-x": "no-key" });
     await receiver.waitForCount(2);
 
-    const logs = await server.call("GET", `/v2/logs?flowControlKey=${key}`);
-    expect(logs.status).toBe(200);
-    expect(logs.json.logs.length).toBeGreaterThanOrEqual(3); // CREATED, ACTIVE, DELIVERED
+    // The outcome is written just after the receiver answered: wait for the DELIVERED entry, not for the arrival.
+    const logs = await vi.waitFor(
+      async () => {
+        const res = await server.call("GET", `/v2/logs?flowControlKey=${key}`);
+        expect(res.status).toBe(200);
+        expect(res.json.logs.map((l: { state: string }) => l.state)).toContain("DELIVERED");
+        return res;
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    expect(logs.json.logs.map((l: { state: string }) => l.state).sort()).toEqual(["ACTIVE", "CREATED", "DELIVERED"]);
     for (const entry of logs.json.logs) {
       expect(entry).toMatchObject({ flowControlKey: key, parallelism: 2, rate: 10, period: 3600 });
     }

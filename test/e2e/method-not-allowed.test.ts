@@ -35,5 +35,11 @@ describe("405 Method Not Allowed", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.json.error).toBe("route GET /v2/nothing-here not found");
     expect(unknown.headers.allow).toBeUndefined();
+    // A route of the request's own method that hands it to the not-found handler (GET / for an API client, which
+    // only browsers are redirected from) is a 404, not a 405.
+    expect((await server.call("GET", "/", { token: null })).status).toBe(404);
+    const post = await server.call("POST", "/", { token: null, body: "{}" });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe("GET, HEAD");
   });
 });

@@ -5,7 +5,14 @@ import { type FreshDatabase, freshDatabase, postgresAvailable } from "../helpers
 import { Receiver } from "../helpers/receiver.js";
 import { addCustomer, adminEnv, manage } from "../helpers/management.js";
 import { verifySignature } from "../helpers/signature.js";
-import { httpCall, startTestServer, TEST_NEXT_KEY, TEST_TOKEN, type TestServer } from "../helpers/server.js";
+import {
+  httpCall,
+  startTestServer,
+  TEST_CURRENT_KEY,
+  TEST_NEXT_KEY,
+  TEST_TOKEN,
+  type TestServer,
+} from "../helpers/server.js";
 
 /** Several Ferry nodes on one PostgreSQL database. */
 describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", () => {
@@ -141,6 +148,39 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     expect((await publishThrough(b, customer.token)).status).toBe(401);
     expect((await publishThrough(b, rotated.json.token)).status).toBe(200);
     expect((await publishThrough(a, customer.token)).status).toBe(401);
+  });
+
+  it("an account changed in the database by another tool reaches every node's account cache (NOTIFY ferry_accounts)", async () => {
+    const a = await node();
+    await node(); // B: it delivers what A publishes, with the signing key it keeps in its account cache
+
+    await a.ferry.services.dispatcher.stop();
+    const url = receiver.url("/cached");
+    await a.call("POST", `/v2/publish/${url}`, { body: "before" });
+    const before = await receiver.next({ timeoutMs: 10_000 });
+    await verifySignature({ signature: before.headers["svc-signature"], key: TEST_CURRENT_KEY, url, body: before.body });
+    // The CLI or an operator's SQL: no node made this write, only the trigger's NOTIFY tells them.
+    const newKey = "sig_changedBehindFerry000000000";
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query("UPDATE accounts SET current_signing_key = $1", [newKey]);
+    } finally {
+      await sql.end();
+    }
+    // The notification reaches B moments after the COMMIT: publish until a delivery is signed with the new key
+    // (bounded), and check that every later one is.
+    await vi.waitFor(
+      async () => {
+        await a.call("POST", `/v2/publish/${url}`, { body: "after" });
+        const got = await receiver.next({ timeoutMs: 10_000 });
+        await verifySignature({ signature: got.headers["svc-signature"], key: newKey, url, body: got.body });
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await a.call("POST", `/v2/publish/${url}`, { body: "later" });
+    const later = await receiver.next({ timeoutMs: 10_000 });
+    await verifySignature({ signature: later.headers["svc-signature"], key: newKey, url, body: later.body });
   });
 
   it("a key rotated through one node signs the next delivery of every node", async () => {

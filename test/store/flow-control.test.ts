@@ -184,22 +184,23 @@ for (const factory of factories) {
       it("a claim given a clock opens its window at the clock's reading when it runs, not at its `now`", async () => {
         const fc = { key: "late", rate: 2, periodSec: 1 };
         await insert(3, "acc-paid", T0, fc);
-        // The claim was asked for at T0 but ran 700 ms later (it waited for another node's locks).
+        // The claim was asked for at T0 but ran 700 ms later (it waited for another node's locks): the caller's
+        // clock, real time shifted to read T0 + 700 now, is read again when the claim runs.
         const started = await store.messageLeaseDue({
           now: T0,
           limit: 10,
           owner: "node-a",
           leaseUntil: T0 + 60_000,
-          clock: () => T0 + 700,
+          liveClockOffsetMs: T0 + 700 - Date.now(),
         });
         expect(started).toHaveLength(2);
-        expect(await store.flowKeyGet({ accountId: "acc-paid", key: "late" })).toMatchObject({
-          rateCount: 2,
-          periodStart: T0 + 700,
-        });
+        const key = await store.flowKeyGet({ accountId: "acc-paid", key: "late" });
+        expect(key?.rateCount).toBe(2);
+        const opened = key!.periodStart;
+        expect(opened).toBeGreaterThanOrEqual(T0 + 700);
         // So the next window opens one period after the deliveries went, not after the claim was asked for.
-        expect(await claim("node-b", T0 + 1500)).toHaveLength(0);
-        expect(await claim("node-b", T0 + 1700)).toHaveLength(1);
+        expect(await claim("node-b", opened + 800)).toHaveLength(0);
+        expect(await claim("node-b", opened + 1000)).toHaveLength(1);
       });
 
       it("resetRate opens a new window now; pause holds and resume releases", async () => {

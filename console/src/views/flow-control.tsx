@@ -87,11 +87,11 @@ export function FlowControl() {
                     <td class="mono">{k.flowControlKey}</td>
                     <td class="num">{count(k.waitListSize ?? 0)}</td>
                     <td class="num">
-                      {k.parallelismCount ?? 0} / {k.parallelismMax ?? "–"}
+                      {k.parallelismCount ?? 0} / {k.parallelismMax || "–"}
                       {k.isPinnedParallelism && <span class="tag">pinned</span>}
                     </td>
                     <td class="num">
-                      {k.rateCount ?? 0} / {k.rateMax ?? "–"} per {k.ratePeriod ?? 1}s
+                      {k.rateCount ?? 0} / {k.rateMax || "–"} per {k.ratePeriod ?? 1}s
                       {k.isPinnedRate && <span class="tag">pinned</span>}
                     </td>
                     <td>{k.isPaused ? <Badge kind="warn">paused</Badge> : <Badge kind="ok">active</Badge>}</td>
@@ -109,9 +109,10 @@ export function FlowControl() {
                           onClick={() =>
                             setPin({
                               key: k.flowControlKey,
-                              parallelism: String(k.parallelismMax ?? ""),
-                              rate: String(k.rateMax ?? ""),
-                              period: `${k.ratePeriod ?? 1}s`,
+                              // Records carry zeros for unset parts (docs/flow-control.md): zero means "not set".
+                              parallelism: k.parallelismMax ? String(k.parallelismMax) : "",
+                              rate: k.rateMax ? String(k.rateMax) : "",
+                              period: `${k.ratePeriod || 1}s`,
                             })
                           }
                         >
@@ -141,9 +142,11 @@ export function FlowControl() {
             onSubmit={(e) => {
               e.preventDefault();
               const query: Record<string, string> = {};
-              if (pin.parallelism.trim()) query.parallelism = pin.parallelism.trim();
-              if (pin.rate.trim()) query.rate = pin.rate.trim();
-              if (pin.rate.trim() && pin.period.trim()) query.period = pin.period.trim();
+              // Empty or 0 means "not pinned"; a period only goes with a rate.
+              const set = (v: string) => v.trim() !== "" && v.trim() !== "0";
+              if (set(pin.parallelism)) query.parallelism = pin.parallelism.trim();
+              if (set(pin.rate)) query.rate = pin.rate.trim();
+              if (set(pin.rate) && set(pin.period)) query.period = pin.period.trim();
               void run(() => api.post(`/v2/flowControl/${enc(pin.key)}/pin`, { query }), "Pinned", () => {
                 setPin(undefined);
                 reload();

@@ -38,7 +38,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(async (request) => {
     const path = request.url.split("?")[0]!;
     const allow = routeMethods.allowed(path);
-    if (allow.length === 0) throw notFound(`route ${request.method} ${path}`);
+    // A route that serves this method may still hand the request on (e.g. `/` redirects browsers only): not a 405.
+    if (allow.length === 0 || allow.includes(request.method)) throw notFound(`route ${request.method} ${path}`);
     const methods = allow.join(", ");
     throw new AppError("method_not_allowed", `method ${request.method} not allowed on ${path}: use ${methods}`, {
       Allow: methods,

@@ -10,6 +10,8 @@ export type { Tx } from "./write-batcher.js";
 
 /** The channel every node LISTENs on; a NOTIFY on it means "claim now, something is due". */
 export const DUE_CHANNEL = "ferry_due";
+/** A NOTIFY on it (a trigger on `accounts`, migration 010) means "an account changed: forget cached ones". */
+export const ACCOUNTS_CHANNEL = "ferry_accounts";
 
 export interface PgStoreOptions {
   connectionString: string;

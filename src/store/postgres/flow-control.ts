@@ -1,3 +1,4 @@
+import { claimTime } from "../claim-clock.js";
 import {
   capacity,
   decide,
@@ -388,7 +389,7 @@ class ClaimRun {
 /** The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`. */
 export async function flowClaim(
   tx: Tx,
-  p: { now: number; limit: number; owner: string; leaseUntil: number; clock?: () => number },
+  p: { now: number; limit: number; owner: string; leaseUntil: number; liveClockOffsetMs?: number },
 ): Promise<{ messages: Message[]; startedAt: number }> {
   const run = new ClaimRun(tx, p.now);
   // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
@@ -402,7 +403,7 @@ export async function flowClaim(
   // The wait for those locks can be long (another node's claim holds them, or the batch queued behind others):
   // windows opened by this claim start now, when its deliveries go out. Otherwise the next window could open less
   // than a period after them, and a destination would see two windows' worth within one period.
-  if (p.clock) run.now = Math.max(run.now, p.clock());
+  run.now = Math.max(run.now, claimTime(p));
   await run.wake();
   const messages = await run.claim(p.limit, p.owner, p.leaseUntil);
   await run.save();

@@ -1,13 +1,14 @@
+import { writesAccounts } from "../account-writes.js";
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
-import { openPgContext, type PgStoreOptions } from "./context.js";
+import { ACCOUNTS_CHANNEL, DUE_CHANNEL, openPgContext, type PgStoreOptions } from "./context.js";
 import { customerQueries } from "./customers.js";
 import { dlqQueries } from "./dlq.js";
 import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
-import { DueListener } from "./notify.js";
+import { ChannelListener } from "./notify.js";
 import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
 import { retentionQueries } from "./retention.js";
@@ -21,22 +22,28 @@ import { overviewQueries } from "./overview.js";
 
 export type { PgStoreOptions } from "./context.js";
 
+/** How long an account write waits for its own `ferry_accounts` notification to come back (see below). */
+const ACCOUNT_ECHO_TIMEOUT_MS = 2000;
+
 /**
  * The multi-node store: a `pg` pool, writes through group commit (write-batcher.ts), leases claimed with
- * FOR UPDATE SKIP LOCKED, and LISTEN/NOTIFY on `ferry_due` to wake the other nodes. Several Ferry processes may
- * share one database. `migrate()` applies the numbered migrations under an advisory lock.
+ * FOR UPDATE SKIP LOCKED, and LISTEN/NOTIFY on `ferry_due` (wake the other nodes) and `ferry_accounts` (their
+ * account caches are stale). Several Ferry processes may share one database. `migrate()` applies the numbered
+ * migrations under an advisory lock.
  */
 export function openPostgresStore(options: PgStoreOptions): Store {
   const ctx = openPgContext(options);
-  const listener = new DueListener(ctx.options, options.log);
-  return {
+  // `ferry_due` last: the LISTEN connection's last statement tells an observer (the tests) it is fully set up.
+  const listener = new ChannelListener(ctx.options, [ACCOUNTS_CHANNEL, DUE_CHANNEL], options.log);
+  const store: Store = {
     capabilities: { singleNode: false },
     migrate: () => migrateWhenReachable(ctx.pool, options.log),
     close: async () => {
       await listener.close();
       await ctx.close();
     },
-    subscribeDue: (onDue) => listener.subscribe(onDue),
+    subscribeDue: (onDue) => listener.subscribe(DUE_CHANNEL, onDue),
+    subscribeAccountChanges: (onChange) => listener.subscribe(ACCOUNTS_CHANNEL, onChange),
     ...accountQueries(ctx),
     ...messageQueries(ctx),
     ...logQueries(ctx),
@@ -54,4 +61,39 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...flowControlQueries(ctx),
     ...opsQueries(ctx),
   };
+  return withAccountEcho(store, listener, () =>
+    ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),
+  );
+}
+
+/**
+ * An account write resolves only once this node's own LISTEN connection got a `ferry_accounts` notification sent
+ * after it committed: PostgreSQL delivers notifications in commit order and to every listener alike, so the other
+ * nodes have theirs too, and a token rotated through this node is refused by them at their next request, not some
+ * milliseconds later. The notification is sent explicitly (one round trip per account write, which are rare): a call
+ * that changed nothing would otherwise wait for one that never comes. The trigger of migration 010 still tells the
+ * nodes of writes made elsewhere (the CLI). Bounded: with the LISTEN connection down the write answers after the
+ * timeout (the other nodes' caches are cleared when their own connection comes back).
+ */
+function withAccountEcho(store: Store, listener: ChannelListener, notify: () => Promise<void>): Store {
+  const methods = store as unknown as Record<string, unknown>;
+  for (const [name, method] of Object.entries(methods)) {
+    if (typeof method !== "function" || !writesAccounts(name)) continue;
+    const call = method as (params: unknown) => Promise<unknown>;
+    methods[name] = async (params: unknown) => {
+      if (store.subscribeAccountChanges && !listener.listening) {
+        // The first account write of a node opens the LISTEN connection, so it can see its echo.
+        store.subscribeAccountChanges(() => {});
+      }
+      const result = await call(params);
+      const seen = listener.count(ACCOUNTS_CHANNEL);
+      const sent = await notify().then(
+        () => true,
+        () => false, // the write committed; other nodes learn of it when their LISTEN connection is back
+      );
+      if (sent) await listener.waitBeyond(ACCOUNTS_CHANNEL, seen, ACCOUNT_ECHO_TIMEOUT_MS);
+      return result;
+    };
+  }
+  return store;
 }

@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.js";
+import { embedderMismatch } from "../../search/embedder.js";
 import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
-import { embedderMismatch } from "../sqlite/search-documents.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";
@@ -284,7 +284,7 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = await ctx.query<{ minute: string; count: string }>(
-        "SELECT minute, count FROM search_usage WHERE index_id = $1 AND minute >= $2 AND minute < $3",
+        "SELECT minute, count FROM search_usage WHERE index_id = $1 AND minute >= $2 AND minute < $3 AND kind != 'bandwidth'",
         [indexId, from, from + stepMs * count],
       );
       for (const r of rows) {

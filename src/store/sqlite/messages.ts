@@ -1,3 +1,4 @@
+import { claimTime } from "../claim-clock.js";
 import { createdLogEntry, logEntry } from "../../domain/log.js";
 import type { Message } from "../../domain/message.js";
 import type { InsertItem, InsertResult, Store } from "../store.js";
@@ -115,10 +116,10 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
       return row ? messageFromRow(row) : undefined;
     },
 
-    messageLeaseDue: ({ now, limit, owner, leaseUntil, clock }) =>
+    messageLeaseDue: ({ now, limit, owner, leaseUntil, liveClockOffsetMs }) =>
       ctx.write(() => {
         // The write may have queued behind others: windows start when the claim really runs (see the Store).
-        const at = clock ? Math.max(now, clock()) : now;
+        const at = claimTime({ now, ...(liveClockOffsetMs === undefined ? {} : { liveClockOffsetMs }) });
         const messages = flow.claim({ now: at, limit, owner, leaseUntil });
         for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", at));
         return messages;
