@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import { createLogger } from "../../logger.js";
+import { threadRegistry } from "../../metrics/registry.js";
 import { openStore } from "../open.js";
 import type { Store } from "../store.js";
 import { type Answer, errorToWire, forTransfer, type FromStoreThread, reviveBuffers, type ToStoreThread } from "./wire.js";
@@ -71,9 +72,13 @@ async function main(): Promise<void> {
     for (const [id, method, params] of message.calls) {
       let result: Promise<unknown>;
       try {
-        const fn = methods[method];
-        if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
-        result = Promise.resolve(fn.call(store, reviveBuffers(params)));
+        // This thread's own metrics (commits of the write batchers), merged into /metrics by the main thread.
+        if (method === "metricsOfStoreThread") result = threadRegistry.getMetricsAsJSON();
+        else {
+          const fn = methods[method];
+          if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
+          result = Promise.resolve(fn.call(store, reviveBuffers(params)));
+        }
       } catch (error) {
         result = Promise.reject(error);
       }
