@@ -26,6 +26,7 @@ import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
 import { sustainedScenario } from "./scenarios/sustained.js";
 import { searchScenario } from "./scenarios/search.js";
+import { searchPgScenario } from "./scenarios/search-postgres.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -42,6 +43,7 @@ const scenarios: Scenario[] = [
   flowControlScenario,
   sustainedScenario,
   searchScenario,
+  searchPgScenario,
 ];
 
 const aliases: Record<string, string[]> = {

@@ -21,8 +21,38 @@ const Database = require("better-sqlite3") as typeof BetterSqlite3;
 
 const ADMIN_EMAIL = "bench@ferry.local";
 const ADMIN_KEY = "bench-admin-key-0123456789";
-const BATCH = 100;
-const WRITERS = 4;
+export const adminEnv = { FERRY_ADMIN_EMAIL: ADMIN_EMAIL, FERRY_ADMIN_API_KEY: ADMIN_KEY };
+export const BATCH = 100;
+export const WRITERS = 4;
+
+/** A `fixed` search index (its per-second write limit, 10,000, stays above what this machine ingests). */
+export async function createIndex(origin: string, attempt = 1): Promise<IndexHandle> {
+  const retry = async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    return createIndex(origin, attempt + 1);
+  };
+  let created: Awaited<ReturnType<typeof request>>;
+  try {
+    created = await request(`${origin}/v2/search`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_KEY}`).toString("base64")}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ name: "bench", region: "eu-west-1", type: "fixed" }),
+    });
+  } catch (error) {
+    // A node still starting may close the connection: bounded wait.
+    if (attempt < 300) return retry();
+    throw error;
+  }
+  const text = await created.body.text();
+  // A node answers 503 while it is still starting (migrations, boot): bounded wait.
+  if (created.statusCode === 503 && attempt < 300) return retry();
+  if (created.statusCode !== 200) throw new Error(`POST /v2/search: ${created.statusCode} ${text}`);
+  const record = JSON.parse(text) as { endpoint: string; token: string };
+  return { base: record.endpoint, token: record.token };
+}
 
 /** A deterministic vocabulary with a Zipf-like use: a few common words, a long tail of rare ones. */
 function vocabulary(size: number): string[] {
@@ -56,14 +86,14 @@ function rng(seed: number): () => number {
 const VOCAB = vocabulary(20_000);
 const zipf = (r: () => number) => VOCAB[Math.min(VOCAB.length - 1, Math.floor(VOCAB.length ** r()) - 1)]!;
 
-function document(n: number): { id: string; content: { title: string; body: string }; metadata: { n: number } } {
+export function document(n: number): { id: string; content: { title: string; body: string }; metadata: { n: number } } {
   const r = rng(n + 1);
   const words = (count: number) => Array.from({ length: count }, () => zipf(r)).join(" ");
   return { id: `doc-${n}`, content: { title: words(6), body: words(150) }, metadata: { n } };
 }
 
 /** Two words of the middle of the distribution: neither stop-word-like nor absent. */
-function queries(count: number): string[] {
+export function queries(count: number): string[] {
   const r = rng(424_242);
   return Array.from({ length: count }, () => {
     const pick = () => VOCAB[50 + Math.floor(r() * 2000)]!;
@@ -71,12 +101,12 @@ function queries(count: number): string[] {
   });
 }
 
-interface IndexHandle {
+export interface IndexHandle {
   base: string;
   token: string;
 }
 
-async function post(index: IndexHandle, route: string, body: unknown, attempt = 1): Promise<unknown> {
+export async function post(index: IndexHandle, route: string, body: unknown, attempt = 1): Promise<unknown> {
   let res: Awaited<ReturnType<typeof request>>;
   try {
     res = await request(`${index.base}/${route}`, {
@@ -97,7 +127,7 @@ async function post(index: IndexHandle, route: string, body: unknown, attempt = 
 }
 
 /** Upserts documents [from, to) with WRITERS closed-loop writers; returns documents per second. */
-async function ingest(index: IndexHandle, from: number, to: number): Promise<number> {
+export async function ingest(index: IndexHandle, from: number, to: number): Promise<number> {
   let next = from;
   const started = performance.now();
   const writer = async () => {
@@ -144,7 +174,7 @@ function rawInsertRate(ctx: BenchContext, count: number): number {
   return rate;
 }
 
-async function queryLatencies(index: IndexHandle, qs: string[]): Promise<number[]> {
+export async function queryLatencies(index: IndexHandle, qs: string[]): Promise<number[]> {
   const samples: number[] = [];
   for (const q of qs.slice(0, 20)) await post(index, "search/bench", { query: q, topK: 10 });
   for (const q of qs) {
@@ -182,23 +212,9 @@ export const searchScenario: Scenario = {
   async run(ctx) {
     const sizes = [pick(ctx, 10_000, 1_000), pick(ctx, 100_000, 3_000)];
     const qs = queries(pick(ctx, 300, 50));
-    const ferry = await startFerry({
-      workDir: ctx.workDir,
-      name: "search",
-      env: { FERRY_ADMIN_EMAIL: ADMIN_EMAIL, FERRY_ADMIN_API_KEY: ADMIN_KEY },
-    });
+    const ferry = await startFerry({ workDir: ctx.workDir, name: "search", env: adminEnv });
     ctx.defer(() => ferry.stop());
-    const created = await request(`${ferry.origin}/v2/search`, {
-      method: "POST",
-      headers: {
-        authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_KEY}`).toString("base64")}`,
-        "content-type": "application/json",
-      },
-      // `fixed`: its per-second write limit (10,000) stays above what this machine ingests.
-      body: JSON.stringify({ name: "bench", region: "eu-west-1", type: "fixed" }),
-    });
-    const record = (await created.body.json()) as { endpoint: string; token: string };
-    const index: IndexHandle = { base: record.endpoint, token: record.token };
+    const index = await createIndex(ferry.origin);
     const dbPath = join(ferry.dataDir, "ferry.db");
 
     let have = 0;

@@ -59,6 +59,11 @@ async function main(): Promise<void> {
     return;
   }
   const methods = store as unknown as Record<string, (params: unknown) => Promise<unknown>>;
+  // Answered by the thread, not the adapter: this thread's own metrics (commit sizes and durations), which /metrics
+  // merges with the main thread's (src/metrics/scrape.ts, docs/metrics.md).
+  const threadMethods: Record<string, () => Promise<unknown>> = {
+    metricsOfStoreThread: () => threadRegistry.getMetricsAsJSON(),
+  };
   let unsubscribeDue: (() => void) | undefined;
   // Account changes made elsewhere (another node, the CLI) reach the main thread's cache as events.
   store.subscribeAccountChanges?.(() => post({ event: "accounts" }));
@@ -72,13 +77,11 @@ async function main(): Promise<void> {
     for (const [id, method, params] of message.calls) {
       let result: Promise<unknown>;
       try {
-        // This thread's own metrics (commits of the write batchers), merged into /metrics by the main thread.
-        if (method === "metricsOfStoreThread") result = threadRegistry.getMetricsAsJSON();
-        else {
-          const fn = methods[method];
-          if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
-          result = Promise.resolve(fn.call(store, reviveBuffers(params)));
-        }
+        const own = threadMethods[method];
+        const fn = methods[method];
+        if (own) result = own();
+        else if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
+        else result = Promise.resolve(fn.call(store, reviveBuffers(params)));
       } catch (error) {
         result = Promise.reject(error);
       }
