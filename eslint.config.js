@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "bench/results/**", "data/**"] },
+  { ignores: ["node_modules/**", "bench/results/**", "data/**", "dist/**", ".dist-build-*/**", "console/dist/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +17,11 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
       "no-console": "error",
     },
+  },
+  {
+    // The console runs in the browser (docs/console.md).
+    files: ["console/src/**"],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ["test/**", "bench/**"],

@@ -5,8 +5,12 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // test/soak runs alone, last (vitest.soak.config.ts).
     exclude: ["**/node_modules/**", "test/soak/**"],
-    // One throwaway PostgreSQL cluster per run (a fresh database per test), unless FERRY_TEST_PG_URL names one.
-    globalSetup: process.env.FERRY_TEST_PG_URL ? [] : ["test/helpers/postgres-global-setup.ts"],
+    // dist/ built once (spawned processes run the compiled code); one throwaway PostgreSQL cluster per run (a fresh
+    // database per test), unless FERRY_TEST_PG_URL names one.
+    globalSetup: [
+      "test/helpers/build-global-setup.ts",
+      ...(process.env.FERRY_TEST_PG_URL ? [] : ["test/helpers/postgres-global-setup.ts"]),
+    ],
     // Every e2e file starts real servers and receivers; two cores run two files at a time at most.
     pool: "forks",
     maxWorkers: 2,

@@ -1,9 +1,12 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { requireMessagingToken } from "./http/plugins/auth.js";
+import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
+import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
+import { accountRoutes } from "./http/routes/account.js";
+import { consoleRoutes } from "./http/routes/console.js";
 import { flowControlRoutes } from "./http/routes/flow-control.js";
 import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
 import { keyRoutes } from "./http/routes/keys.js";
@@ -15,6 +18,9 @@ import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
 import { topicRoutes } from "./http/routes/topics.js";
 import { searchRoutes } from "./http/routes/search.js";
+import { searchDataRoutes } from "./http/routes/search-data.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { readinessRoutes } from "./http/routes/readiness.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -23,6 +29,7 @@ const BODY_LIMIT = 100 * 1024 * 1024;
 /** Builds the Fastify app (both APIs on one port). It never listens by itself; main.ts and the tests do. */
 export function buildApp(services: Services): FastifyInstance {
   const app = Fastify({
+    ...ingressServerOptions(services.config),
     loggerInstance: services.log as FastifyBaseLogger,
     // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
@@ -31,16 +38,21 @@ export function buildApp(services: Services): FastifyInstance {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
   });
+  applyIngressLimits(app, services.config);
   registerErrorHandling(app);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  app.get("/health", async () => ({ status: "ok" }));
+  // Before the API scopes: its request-metrics hook must reach their routes too.
+  metricsRoutes(app, services);
+  readinessRoutes(app, services);
 
+  app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
+    refuseOversizedMessages(messaging);
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);
@@ -52,6 +64,7 @@ export function buildApp(services: Services): FastifyInstance {
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
+    accountRoutes(messaging, services);
   });
 
   // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
@@ -60,5 +73,10 @@ export function buildApp(services: Services): FastifyInstance {
     managementAccountRoutes(management, services);
     searchRoutes(management, services);
   });
+
+  // Search data plane: each index's endpoint, with the index's own tokens (docs/search.md).
+  app.register(async (search) => searchDataRoutes(search, services), { prefix: "/search" });
+  // The web console (docs/console.md): public assets in a scope of their own with its security headers.
+  app.register(async (consolePages) => consoleRoutes(consolePages, services));
   return app;
 }

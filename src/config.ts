@@ -35,10 +35,18 @@ export interface Config {
   storeThread: boolean;
   /** pino level. (Default: info) */
   logLevel: string;
+  /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
+  logFile: string | undefined;
   /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
   deliveryConcurrency: number;
+  /** Attempts one node runs at once to one destination (scheme, host, port); see docs/reliability.md. */
+  destinationConcurrency: number;
+  /** Ingress limits (src/http/ingress-limits.ts): request headers, whole request, connections at once. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
   /** How often a node looks for due messages written by other nodes. (Default: 1000 ms) */
   pollIntervalMs: number;
   /** How long a lease lasts without renewal; a dead node's messages are taken over after this. (Default: 15000 ms) */
@@ -66,6 +74,17 @@ export interface Config {
   pricePer100k: number;
   /** `region` of messaging accounts this server creates. (Default: eu-central-1) */
   region: AccountRegion;
+  /**
+   * OpenAI-compatible embeddings endpoint of search indexes (`…/v1/embeddings`); unset, the built-in lexical embedder
+   * is used. (Default: none)
+   */
+  embeddingsUrl: string | undefined;
+  /** Model name sent to the embeddings endpoint. (Default: text-embedding-3-small) */
+  embeddingsModel: string;
+  /** Bearer key of the embeddings endpoint. (Default: none) */
+  embeddingsApiKey: string | undefined;
+  /** Bearer token `GET /metrics` requires; unset, /metrics answers without one. (Default: none) */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -193,8 +212,13 @@ export function loadConfig(env: Env = process.env): Config {
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     storeThread: oneOf(env, "FERRY_STORE_THREAD", "on", ["on", "off"] as const) === "on",
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     deliveryConcurrency: int(env, "FERRY_DELIVERY_CONCURRENCY", 512, 1, 100_000),
+    destinationConcurrency: int(env, "FERRY_DESTINATION_CONCURRENCY", 64, 1, 100_000),
+    headersTimeoutMs: int(env, "FERRY_HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+    requestTimeoutMs: int(env, "FERRY_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),
+    maxConnections: int(env, "FERRY_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
     pollIntervalMs: int(env, "FERRY_POLL_INTERVAL_MS", 1000, 10, 600_000),
     leaseMs: int(env, "FERRY_LEASE_MS", 15_000, 1000, 3_600_000),
     logRetentionMs: int(env, "FERRY_LOG_RETENTION_MS", 14 * DAY_MS, 60_000, 365 * DAY_MS),
@@ -207,7 +231,19 @@ export function loadConfig(env: Env = process.env): Config {
     planOverrides: planOverrides(env),
     pricePer100k: decimal(env, "FERRY_PRICE_PER_100K", 1),
     region: oneOf(env, "FERRY_REGION", "eu-central-1", ["eu-central-1", "us-east-1"] as const),
+    embeddingsUrl: embeddingsUrl(env),
+    embeddingsModel: str(env, "FERRY_EMBEDDINGS_MODEL", "text-embedding-3-small"),
+    embeddingsApiKey: optional(env, "FERRY_EMBEDDINGS_API_KEY"),
+    metricsToken: optional(env, "FERRY_METRICS_TOKEN"),
   };
+}
+
+function embeddingsUrl(env: Env): string | undefined {
+  const raw = optional(env, "FERRY_EMBEDDINGS_URL");
+  if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw)) {
+    throw new ConfigError(`config error: FERRY_EMBEDDINGS_URL must be an http(s) URL (got "${raw}")`);
+  }
+  return raw;
 }
 
 function destinationAllow(env: Env): string | undefined {
@@ -234,8 +270,13 @@ export const configDefaults: Record<string, string> = {
   FERRY_PG_POOL_SIZE: "10",
   FERRY_STORE_THREAD: "on",
   FERRY_LOG_LEVEL: "info",
+  FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
   FERRY_DELIVERY_CONCURRENCY: "512",
+  FERRY_DESTINATION_CONCURRENCY: "64",
+  FERRY_HEADERS_TIMEOUT_MS: "10000",
+  FERRY_REQUEST_TIMEOUT_MS: "120000",
+  FERRY_MAX_CONNECTIONS: "10000",
   FERRY_POLL_INTERVAL_MS: "1000",
   FERRY_LEASE_MS: "15000",
   FERRY_LOG_RETENTION_MS: "1209600000",
@@ -248,4 +289,8 @@ export const configDefaults: Record<string, string> = {
   "FERRY_PLAN_<PLAN>_<FIELD>": "(the built-in plan table, docs/management.md)",
   FERRY_PRICE_PER_100K: "1",
   FERRY_REGION: "eu-central-1",
+  FERRY_EMBEDDINGS_URL: "(none: the built-in lexical embedder)",
+  FERRY_EMBEDDINGS_MODEL: "text-embedding-3-small",
+  FERRY_EMBEDDINGS_API_KEY: "(none)",
+  FERRY_METRICS_TOKEN: "(none: /metrics answers without a token)",
 };

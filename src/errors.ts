@@ -7,6 +7,7 @@ export const errorCatalog = {
   invalid_input: 400,
   unauthorized: 401,
   forbidden: 403,
+  read_only: 403,
   not_found: 404,
   method_not_allowed: 405,
   quota_exceeded: 412,
@@ -14,6 +15,7 @@ export const errorCatalog = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  storage_full: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;
@@ -46,4 +48,26 @@ export function notFound(what: string): AppError {
 
 export function quotaExceeded(message: string): AppError {
   return new AppError("quota_exceeded", message);
+}
+
+/** Seconds a client is asked to wait before retrying a publish refused because storage is full. */
+export const STORAGE_FULL_RETRY_AFTER_S = 30;
+
+/**
+ * A store error that means the disk (or the database's volume) is full: SQLite's SQLITE_FULL, an SQLite I/O error
+ * caused by ENOSPC, a file-system ENOSPC, or PostgreSQL's SQLSTATE 53100 (disk_full). Decided from the error's own
+ * `code`/`errno`/`message`, which survive the hop from the store thread (docs/operations.md, "Disk full").
+ */
+export function isStorageFull(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "53100") return true;
+  const text = typeof message === "string" ? message : "";
+  return typeof code === "string" && code.startsWith("SQLITE_IOERR") && /ENOSPC|disk is full|No space/i.test(text);
+}
+
+export function storageFull(): AppError {
+  return new AppError("storage_full", "storage is full: nothing was stored, retry later", {
+    "Retry-After": String(STORAGE_FULL_RETRY_AFTER_S),
+  });
 }

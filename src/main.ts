@@ -1,12 +1,14 @@
+import pino from "pino";
 import { customersCli } from "./cli/customers.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { devBanner, devEnvironment, parseDevArgs } from "./cli/dev.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
 import { startFerry } from "./server.js";
 
-/** Process entry: `ferry serve` (the default command). */
-async function serve(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+/** Loads the configuration; a bad value ends the process with the variable's name (exit 2). */
+function configOrExit<T>(read: () => T): T {
   try {
-    config = loadConfig();
+    return read();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -14,13 +16,26 @@ async function serve(): Promise<void> {
     }
     throw error;
   }
-  const ferry = await startFerry(config);
+}
+
+/**
+ * Process entry: `ferry serve` (the default command) and `ferry dev`. `banner` replaces the printout of generated
+ * credentials (the dev server's are fixed and printed every time).
+ */
+async function serve(config: Config, banner?: (port: number) => string): Promise<void> {
+  // FERRY_LOG_FILE: JSON lines appended to a file, reopened on SIGHUP so logrotate can move it (docs/operations.md).
+  const file = config.logFile ? pino.destination({ dest: config.logFile, append: true, mkdir: true, sync: false }) : undefined;
+  const log = createLogger(config.logLevel, file);
+  const ferry = await startFerry(config, { log });
   const { generated, account } = ferry.bootstrap;
-  if (Object.keys(generated).length > 0) {
+  if (banner) {
+    process.stdout.write(banner(Number(new URL(ferry.url).port)));
+  } else if (Object.keys(generated).length > 0) {
     // Printed once, on the start that generated them; they are stored and reused afterwards.
     const lines = [
       "Ferry generated credentials for the default messaging account (shown once; set them in the environment to pin them):",
       generated.token ? `  FERRY_TOKEN=${generated.token}` : "",
+      generated.readOnlyToken ? `  read-only token (reads only): ${generated.readOnlyToken}` : "",
       generated.currentSigningKey ? `  FERRY_CURRENT_SIGNING_KEY=${generated.currentSigningKey}` : "",
       generated.nextSigningKey ? `  FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}` : "",
       generated.adminApiKey ? "Management API (HTTP Basic e-mail:api_key) credentials of the first customer:" : "",
@@ -34,7 +49,10 @@ async function serve(): Promise<void> {
   const shutdown = (signal: string) => {
     ferry.services.log.info({ signal }, "shutting down");
     ferry.stop().then(
-      () => process.exit(0),
+      () => {
+        file?.flushSync();
+        process.exit(0);
+      },
       (error: unknown) => {
         ferry.services.log.error({ err: error }, "shutdown failed");
         process.exit(1);
@@ -43,16 +61,27 @@ async function serve(): Promise<void> {
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+  // SIGHUP would end the process by default; here it only reopens the log file (a no-op for stdout).
+  process.on("SIGHUP", () => {
+    file?.reopen();
+    ferry.services.log.info({ signal: "SIGHUP", file: config.logFile ?? "stdout" }, "logs reopened");
+  });
 }
+
+const fail = (what: string) => (error: unknown) => {
+  process.stderr.write(`${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+};
 
 const command = process.argv[2] ?? "serve";
 if (command === "serve") {
-  serve().catch((error: unknown) => {
-    process.stderr.write(
-      `ferry failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
+  serve(configOrExit(() => loadConfig())).catch(fail("ferry failed to start"));
+} else if (command === "dev") {
+  const dev = configOrExit(() => {
+    const options = parseDevArgs(process.argv.slice(3));
+    return { options, config: loadConfig(devEnvironment(options, process.env)) };
   });
+  serve(dev.config, (port) => devBanner(dev.options, port)).catch(fail("ferry dev failed to start"));
 } else if (command === "customers") {
   customersCli(process.argv.slice(3)).then(
     (code) => process.exit(code),
@@ -62,6 +91,8 @@ if (command === "serve") {
     },
   );
 } else {
-  process.stderr.write(`unknown command "${command}"; usage: ferry serve | ferry customers create --email <e>\n`);
+  process.stderr.write(
+    `unknown command "${command}"; usage: ferry serve | ferry dev [--port <p>] | ferry customers create --email <e>\n`,
+  );
   process.exit(2);
 }

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
-import type { FastifyInstance } from "fastify";
+import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
+import { DlqIdMinter } from "./domain/dlq-id.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
@@ -13,12 +15,15 @@ import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./http/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { urlGroups } from "./services/topics.js";
 import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
+import { collectProcessMetrics } from "./metrics/registry.js";
+import { Lifecycle } from "./services/lifecycle.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -31,14 +36,48 @@ export interface Ferry {
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string;
   loops: Record<string, Loop>;
-  /** Graceful stop: stop accepting, let deliveries finish within the grace period, close the store. */
+  /**
+   * Graceful stop: /ready answers 503 at once and no new attempts start; in-flight deliveries finish within the
+   * grace period while HTTP still answers; then HTTP closes, the loops stop and the store closes.
+   */
   stop(): Promise<void>;
+}
+
+/**
+ * Answers on the configured port while the store opens and migrates (which may take a while: a PostgreSQL that is
+ * still coming up is waited for): `/health` 200, `/ready` and everything else 503. Probes see "starting" instead of
+ * a refused connection. Closed right before the real app listens on the same port.
+ */
+async function bootListener(config: Config): Promise<{ port: number; close(): Promise<void> }> {
+  const boot = Fastify({ logger: false });
+  boot.get("/health", async () => ({ status: "ok" }));
+  boot.get("/ready", async (_request, reply) => reply.status(503).send({ status: "unavailable", reason: "starting" }));
+  boot.setNotFoundHandler((_request, reply) => reply.status(503).send({ error: "starting, retry shortly" }));
+  await boot.listen({ port: config.port, host: config.host });
+  return { port: (boot.server.address() as AddressInfo).port, close: () => boot.close() };
 }
 
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
 export async function startFerry(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Ferry> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  collectProcessMetrics();
+  const lifecycle = new Lifecycle();
+  const boot = await bootListener(config);
+  try {
+    return await startBehind(boot, config, { log, clock, lifecycle });
+  } catch (error) {
+    await boot.close();
+    throw error;
+  }
+}
+
+/** Everything after the boot listener answers: the store, the services, the loops, then the app on that port. */
+async function startBehind(
+  boot: { port: number; close(): Promise<void> },
+  config: Config,
+  { log, clock, lifecycle }: { log: Logger; clock: Clock; lifecycle: Lifecycle },
+): Promise<Ferry> {
   const store = await openServerStore(config, { log });
   await store.migrate();
   usePlanOverrides(config.planOverrides);
@@ -55,9 +94,22 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
     log,
     version,
     groups: urlGroups(store),
+    lifecycle,
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
-  const dispatcher = new Dispatcher({ store, clock, config, dialect, log, nodeId, http, callbacks: buildCallbacks });
+  // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
+  const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
+  const dispatcher = new Dispatcher({
+    store,
+    clock,
+    config,
+    dialect,
+    log,
+    nodeId,
+    http,
+    callbacks: buildCallbacks,
+    dlqIds,
+  });
   services.dispatcher = dispatcher;
 
   // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
@@ -76,27 +128,26 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
       },
       log,
     ),
-    retention: new IntervalLoop(
-      "retention",
-      60_000,
-      () => store.logDeleteBefore({ before: clock.now() - config.logRetentionMs, now: clock.now() }),
-      log,
-    ),
+    retention: retentionLoop({ store, clock, log, logRetentionMs: config.logRetentionMs }),
     dlqTrimmer: dlqTrimmer({ store, clock, log }),
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
   const app = buildApp(services);
-  const address = await app.listen({ port: config.port, host: config.host });
+  await app.ready();
+  await boot.close();
+  const address = await app.listen({ port: boot.port, host: config.host });
   for (const loop of Object.values(loops)) loop.start();
+  lifecycle.started();
   // Several nodes (PostgreSQL): another node's NOTIFY wakes this dispatcher without waiting for the poll.
   const unsubscribeDue = store.subscribeDue?.(() => dispatcher.wake());
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await app.close();
+      lifecycle.drain();
       await dispatcher.stop(config.shutdownGraceMs);
+      await app.close();
       for (const [name, loop] of Object.entries(loops)) if (name !== "dispatcher") await loop.stop();
       unsubscribeDue?.();
       await http.close();

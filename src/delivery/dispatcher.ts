@@ -1,12 +1,15 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
+import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { Dialect } from "../http/dialect.js";
 import type { Loop } from "../maintenance/loop.js";
 import { limitsOf } from "../services/accounts.js";
 import type { Account, Store } from "../store/store.js";
+import { recordAttempt } from "../metrics/delivery-metrics.js";
+import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
@@ -14,13 +17,18 @@ import { deliveryHeaders } from "./request-headers.js";
 export interface DispatcherDeps {
   store: Store;
   clock: Clock;
-  config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs">;
+  config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs" | "destinationConcurrency">;
   dialect: Dialect;
   log: Logger;
   nodeId: string;
   http: HttpClient;
   callbacks: CallbackBuilder;
+  /** This process's DLQ id minter, numbered by the store (domain/dlq-id.ts). */
+  dlqIds: DlqIdMinter;
 }
+
+/** Attempts that may wait for a busy destination, per slot of delivery concurrency. */
+const WAITING_PER_SLOT = 4;
 
 /** Largest claim in one statement: keeps each group-commit transaction short. */
 const MAX_CLAIM = 500;
@@ -45,7 +53,11 @@ export class Dispatcher implements Loop {
   private starved = false;
   private readonly nonRetryableHeader: string;
 
+  /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */
+  private readonly gate: DestinationGate;
+
   constructor(private readonly deps: DispatcherDeps) {
+    this.gate = new DestinationGate(deps.config.destinationConcurrency);
     this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
   }
 
@@ -101,7 +113,7 @@ export class Dispatcher implements Loop {
   /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
   reserve(n: number): number {
     if (this.stopped) return 0;
-    const k = Math.max(0, Math.min(n, this.deps.config.deliveryConcurrency - this.running.size - this.reserved));
+    const k = Math.max(0, Math.min(n, this.freeSlots()));
     this.reserved += k;
     return k;
   }
@@ -133,7 +145,7 @@ export class Dispatcher implements Loop {
     try {
       do {
         this.claimAgain = false;
-        const free = config.deliveryConcurrency - this.running.size - this.reserved;
+        const free = this.freeSlots();
         if (free <= 0 || this.stopped) {
           this.starved = true;
           atCapacity = true;
@@ -159,6 +171,18 @@ export class Dispatcher implements Loop {
       log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
       this.arm(clock.now() + config.pollIntervalMs);
     }
+  }
+
+  /**
+   * Slots for new attempts: the delivery concurrency minus the attempts sending now and the reservations. Attempts
+   * waiting for their destination (DestinationGate) are bounded apart, at WAITING_PER_SLOT times the concurrency,
+   * so memory stays bounded (docs/reliability.md, "Isolation").
+   */
+  private freeSlots(): number {
+    const { deliveryConcurrency } = this.deps.config;
+    const waiting = this.gate.waiting;
+    const sending = this.running.size - waiting;
+    return Math.min(deliveryConcurrency - sending, WAITING_PER_SLOT * deliveryConcurrency - waiting) - this.reserved;
   }
 
   private arm(at: number): void {
@@ -203,14 +227,19 @@ export class Dispatcher implements Loop {
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
     const limits = limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
-    const response = await http.send({
-      url: m.url,
-      method: m.spec.method,
-      headers: deliveryHeaders({ message: m, signingKey: account.currentSigningKey, dialect, nowMs: clock.now() }),
-      body: m.body,
-      timeoutMs,
-      maxBodyBytes: limits.max_message_size,
-    });
+    const release = await this.gate.acquire(m.url);
+    // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
+    const startedAt = clock.now();
+    const response = await http
+      .send({
+        url: m.url,
+        method: m.spec.method,
+        headers: deliveryHeaders({ message: m, signingKey: account.currentSigningKey, dialect, nowMs: clock.now() }),
+        body: m.body,
+        timeoutMs,
+        maxBodyBytes: limits.max_message_size,
+      })
+      .finally(release);
     const now = clock.now();
     const decision = decideOutcome({
       message: m,
@@ -218,9 +247,11 @@ export class Dispatcher implements Loop {
       now,
       nonRetryableHeader: this.nonRetryableHeader,
       callbacks: this.deps.callbacks,
+      dlqIds: this.deps.dlqIds,
     });
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
+    else recordAttempt(m, decision.outcome.kind, startedAt, now);
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, request } from "undici";
-import { addHeader, type HeaderMap } from "../domain/headers.js";
+import { addHeader, emptyHeaderMap, type HeaderMap } from "../domain/headers.js";
 import type { AttemptResponse } from "../domain/message.js";
 import type { EgressPolicy } from "../domain/egress-policy.js";
 import { egressConnector } from "./egress.js";
@@ -7,6 +7,8 @@ import { egressConnector } from "./egress.js";
 /**
  * Outgoing HTTP for deliveries and callbacks: undici `request` over one keep-alive Agent (3–5x cheaper than fetch
  * here). The whole attempt, body included, is bounded by `timeoutMs`; the response body is read up to `maxBodyBytes`.
+ * Redirects are never followed (a 3xx is a failed attempt, retried); TLS certificates are verified (a self-signed one
+ * fails the attempt as a TLS error, retried). docs/reliability.md lists every destination fault and its outcome.
  */
 export interface SendParams {
   url: string;
@@ -47,17 +49,20 @@ async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> 
       headersTimeout: p.timeoutMs,
       bodyTimeout: p.timeoutMs,
     });
-    const headers: HeaderMap = {};
+    const headers: HeaderMap = emptyHeaderMap();
     for (const [name, value] of Object.entries(res.headers)) {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) addHeader(headers, name, v);
     }
+    // Read up to maxBodyBytes, then stop: leaving the loop destroys the body and its connection, so a 100 MB or an
+    // endless response costs neither memory nor the rest of the timeout (docs/reliability.md, "Destination faults").
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of res.body) {
       const buf = chunk as Buffer;
-      if (size < p.maxBodyBytes) chunks.push(buf.subarray(0, p.maxBodyBytes - size));
-      size += buf.length;
+      chunks.push(buf.subarray(0, p.maxBodyBytes - size));
+      size += Math.min(buf.length, p.maxBodyBytes - size);
+      if (size >= p.maxBodyBytes) break;
     }
     return { status: res.statusCode, headers, body: Buffer.concat(chunks) };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { backoffHintMs, defaultBackoffMs } from "../domain/backoff.js";
 import { type LogDetails, type LogEntry, logEntry } from "../domain/log.js";
 import type { AttemptResponse, Message, NewMessage } from "../domain/message.js";
+import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { compileRetryDelay } from "../domain/retry-delay.js";
 import type { Outcome } from "../store/store.js";
 
@@ -38,10 +39,6 @@ export function errorDetails(r: AttemptResponse): LogDetails {
   return d;
 }
 
-let dlqSeq = Math.floor(Math.random() * 1000) * 1000;
-/** DLQ ids look like Redis stream ids, `<ms>-<seq>`; the random start keeps nodes apart. */
-export const newDlqId = (now: number): string => `${now}-${dlqSeq++}`;
-
 /** Decides what an attempt's response means for the message: delivered, retry at t, failed, or canceled. */
 export function decideOutcome(p: {
   message: Message;
@@ -49,6 +46,8 @@ export function decideOutcome(p: {
   now: number;
   nonRetryableHeader: string;
   callbacks: CallbackBuilder;
+  /** Mints the id of a new DLQ entry, unique across nodes (domain/dlq-id.ts). */
+  dlqIds: Pick<DlqIdMinter, "next">;
 }): Decision {
   const { message: m, response: r, now } = p;
   let outcome: Outcome;
@@ -66,7 +65,7 @@ export function decideOutcome(p: {
       outcome = { kind: "canceled" };
       logs.push(logEntry(m, "CANCELED", now));
     } else {
-      const dlqId = newDlqId(now);
+      const dlqId = p.dlqIds.next(now);
       outcome = {
         kind: "failed",
         dlqId,
@@ -80,7 +79,8 @@ export function decideOutcome(p: {
 
 /** Destination hint first (up to a day), then the Retry-Delay expression, then the default backoff. */
 function retryDelayMs(m: Message, r: AttemptResponse, now: number): number {
-  const flat: Record<string, string[]> = {};
+  // Null prototype: a destination may answer a header named `__proto__` (docs/reliability.md, "Header maps").
+  const flat = Object.create(null) as Record<string, string[]>;
   for (const [k, v] of Object.entries(r.headers)) flat[k.toLowerCase()] = v;
   const hint = backoffHintMs(flat, now);
   if (hint !== undefined) return hint;

@@ -1,7 +1,14 @@
 import { invalidField } from "../errors.js";
 import { parseDurationMs } from "./duration.js";
 import { parseFlowControlValue } from "./flow-control-value.js";
-import { addHeader, type HeaderMap, unforwardableHeaders } from "./headers.js";
+import {
+  addHeader,
+  emptyHeaderMap,
+  type HeaderMap,
+  refuseUnsendableHeader,
+  refuseUnsendableValue,
+  unforwardableHeaders,
+} from "./headers.js";
 import type { CallbackConfig, MessageSpec } from "./message.js";
 import type { PlanLimits } from "./plans.js";
 import { parseRedactFields } from "./redact.js";
@@ -93,9 +100,9 @@ export function parsePublishConfig(
   const headerForward = get("header-forward");
   const forwardAll = headerForward !== undefined && parseBool(headerForward, field("Header-Forward"));
 
-  const headers: HeaderMap = {};
-  const callbackHeaders: HeaderMap = {};
-  const failureCallbackHeaders: HeaderMap = {};
+  const headers = emptyHeaderMap();
+  const callbackHeaders = emptyHeaderMap();
+  const failureCallbackHeaders = emptyHeaderMap();
   const forwardPrefix = `${p}forward-`;
   const callbackPrefix = `${p}callback-`;
   const failurePrefix = `${p}failure-callback-`;
@@ -104,16 +111,21 @@ export function parsePublishConfig(
   for (const [name, value] of Object.entries(source.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
+    for (const v of values) refuseUnsendableValue(v, name);
     if (name.startsWith(forwardPrefix)) {
-      for (const v of values) addHeader(headers, name.slice(forwardPrefix.length), v);
+      const target = name.slice(forwardPrefix.length);
+      refuseUnsendableHeader(target, name);
+      for (const v of values) addHeader(headers, target, v);
     } else if (name.startsWith(failurePrefix)) {
       const rest = name.slice(failurePrefix.length);
       // The Python SDK sends Svc-Failure-Callback-<Name> without Forward-: treat unknown keys as forwarded.
       const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
+      if (target !== undefined) refuseUnsendableHeader(target, name);
       if (target) for (const v of values) addHeader(failureCallbackHeaders, target, v);
     } else if (name.startsWith(callbackPrefix)) {
       const rest = name.slice(callbackPrefix.length);
       const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
+      if (target !== undefined) refuseUnsendableHeader(target, name);
       if (target) for (const v of values) addHeader(callbackHeaders, target, v);
     } else if (name === "content-type") {
       for (const v of values) addHeader(headers, name, v);

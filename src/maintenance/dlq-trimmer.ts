@@ -4,16 +4,14 @@ import type { PlanLimits } from "../domain/plans.js";
 import { limitsOf } from "../services/accounts.js";
 import type { Account, Store } from "../store/store.js";
 import { IntervalLoop, type Loop } from "./loop.js";
-
-/** Entries deleted per statement, so one pass never holds the writer for long. */
-const TRIM_CHUNK = 5000;
-/** Statements per account and pass; whatever is left waits for the next pass. */
-const MAX_CHUNKS_PER_PASS = 200;
+import { nextTurn, RETENTION_CHUNK } from "./retention.js";
 
 /**
  * DLQ retention (reference §1.8): entries older than the plan's `max_dlq_retention_time_milis` expire, and past
- * `max_dlq_size` the oldest entries are dropped. Every pass works from the store's state alone, so any number of
- * nodes may run it at once. `limitsFor` defaults to the account's plan.
+ * `max_dlq_size` the oldest entries are dropped. Like the retention loop, a pass deletes in small chunks, yielding
+ * between them, until nothing is left to trim, so it keeps pace whatever the failure rate (docs/operations.md
+ * "Table bounds"). Every pass works from the store's state alone, so any number of nodes may run it at once.
+ * `limitsFor` defaults to the account's plan.
  */
 export function dlqTrimmer(p: {
   store: Store;
@@ -22,7 +20,9 @@ export function dlqTrimmer(p: {
   /** How often a pass runs. (Default: 60000 ms) */
   intervalMs?: number;
   limitsFor?: (account: Account) => Pick<PlanLimits, "max_dlq_retention_time_milis" | "max_dlq_size">;
+  chunk?: number;
 }): Loop {
+  const chunk = p.chunk ?? RETENTION_CHUNK;
   const limitsFor = p.limitsFor ?? limitsOf;
   const pass = async (): Promise<number> => {
     let total = 0;
@@ -31,10 +31,11 @@ export function dlqTrimmer(p: {
       if (!account) continue;
       const limits = limitsFor(account);
       const before = p.clock.now() - limits.max_dlq_retention_time_milis;
-      for (let i = 0; i < MAX_CHUNKS_PER_PASS; i++) {
-        const deleted = await p.store.dlqTrim({ accountId, before, maxSize: limits.max_dlq_size, limit: TRIM_CHUNK });
+      for (;;) {
+        const deleted = await p.store.dlqTrim({ accountId, before, maxSize: limits.max_dlq_size, limit: chunk });
         total += deleted;
-        if (deleted < TRIM_CHUNK) break;
+        if (deleted < chunk) break;
+        await nextTurn();
       }
     }
     return total;

@@ -44,6 +44,9 @@ export function newAccount(p: {
     id,
     customerId: p.customerId,
     token: p.token ?? makeToken(id, password),
+    // Same form as the token, with a password of its own that is never shown (the hosted service's
+    // `read_only_password` is internal too).
+    readOnlyToken: makeToken(id, newSecret()),
     password,
     currentSigningKey: p.currentSigningKey ?? newSigningKey(),
     nextSigningKey: p.nextSigningKey ?? newSigningKey(),
@@ -78,6 +81,7 @@ export interface BootstrapResult {
   /** Secrets generated on this start, to print once. */
   generated: {
     token?: string;
+    readOnlyToken?: string;
     currentSigningKey?: string;
     nextSigningKey?: string;
     /** The first customer's management credentials (see services/customers.ts). */
@@ -105,7 +109,11 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
       currentSigningKey: config.currentSigningKey,
       nextSigningKey: config.nextSigningKey,
     });
-    if (!config.token) generated.token = account.token;
+    // The read-only token is printed next to a generated token; with a configured one, the management API shows it.
+    if (!config.token) {
+      generated.token = account.token;
+      if (account.readOnlyToken !== undefined) generated.readOnlyToken = account.readOnlyToken;
+    }
     if (!config.currentSigningKey) generated.currentSigningKey = account.currentSigningKey;
     if (!config.nextSigningKey) generated.nextSigningKey = account.nextSigningKey;
     if (await store.accountInsertDefault({ account })) return { account, generated };

@@ -5,6 +5,7 @@ import type { HeaderMap } from "../domain/headers.js";
 import type { Dispatcher } from "../delivery/dispatcher.js";
 import type { Dialect } from "../http/dialect.js";
 import type { Account, Store } from "../store/store.js";
+import type { Lifecycle } from "./lifecycle.js";
 
 /** One delivery target of a publish: a URL, or one endpoint of a URL group. */
 export interface PublishTarget {
@@ -28,4 +29,6 @@ export interface Services {
   dispatcher: Dispatcher;
   groups: GroupResolver;
   version: string;
+  /** Starting, running or draining: what /ready reports besides the store. */
+  lifecycle: Lifecycle;
 }

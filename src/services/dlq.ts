@@ -138,7 +138,8 @@ async function retryEntries(
 
 /** The retry request's own `Svc-*` headers (and `svc-*` query keys) win over the original's configuration. */
 function overlay(original: ConfigSource["headers"], request: ConfigSource, prefixLower: string): ConfigSource {
-  const headers: ConfigSource["headers"] = { ...original };
+  // Null prototype: a header named `__proto__` is a name, not the object's prototype (docs/reliability.md).
+  const headers: ConfigSource["headers"] = Object.assign(Object.create(null) as ConfigSource["headers"], original);
   for (const [key, value] of request.query) headers[key] = value;
   for (const [key, value] of Object.entries(request.headers)) {
     if (value !== undefined && key.startsWith(prefixLower)) headers[key] = value;

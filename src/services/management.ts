@@ -27,13 +27,16 @@ export function listAccounts(services: Services, customer: Customer): Promise<Ac
 }
 
 /**
- * New password and token. Messaging auth reads the account by token on every request, so the old token is refused
- * from the commit on, on every node; messages already accepted are delivered (they are signed with the signing
- * keys, which do not change here).
+ * New password, token and read-only token. Messaging auth reads the account by token on every request, so the old
+ * tokens are refused from the commit on, on every node; messages already accepted are delivered (they are signed
+ * with the signing keys, which do not change here).
  */
 export function rotateToken(services: Services, account: Account): Promise<Account> {
   const password = newSecret();
-  return services.store.accountUpdate({ id: account.id, patch: { password, token: makeToken(account.id, password) } });
+  return services.store.accountUpdate({
+    id: account.id,
+    patch: { password, token: makeToken(account.id, password), readOnlyToken: makeToken(account.id, newSecret()) },
+  });
 }
 
 export function setPlan(services: Services, account: Account, plan: PlanName): Promise<Account> {

@@ -8,6 +8,7 @@ import type { Account, InsertItem } from "../store/store.js";
 import { limitsOf } from "./accounts.js";
 import type { PublishTarget, Services } from "./context.js";
 import { enforceDailyQuota } from "./limits.js";
+import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
 
 export interface PublishInput {
   account: Account;
@@ -52,7 +53,8 @@ export async function resolveTargets(
 /** Group default headers apply unless the request sets the same header (request headers win). */
 export function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
   if (Object.keys(defaults).length === 0) return source;
-  const headers = { ...source.headers };
+  // Null prototype: `headers[key] = …` must not run the `__proto__` setter for a header of that name.
+  const headers: ConfigSource["headers"] = Object.assign(Object.create(null) as ConfigSource["headers"], source.headers);
   for (const [name, values] of Object.entries(defaults)) {
     const key = name.toLowerCase();
     if (headers[key] === undefined && !source.query.has(key)) headers[key] = values.length === 1 ? values[0] : values;
@@ -110,6 +112,17 @@ export function buildMessages(
  * dispatcher. A message that can go at once is inserted already leased to this node, so it needs no claim.
  */
 export async function publish(services: Services, input: PublishInput): Promise<PublishedMessage[]> {
+  try {
+    const published = await publishOnce(services, input);
+    recordPublished(input.account.id, published);
+    return published;
+  } catch (error) {
+    recordPublishRefused(input.account.id, error);
+    throw error;
+  }
+}
+
+async function publishOnce(services: Services, input: PublishInput): Promise<PublishedMessage[]> {
   const { store, clock, config, dialect, dispatcher } = services;
   const limits = limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {

@@ -4,6 +4,7 @@ import type { ParsedConfig } from "../domain/publish-config.js";
 import { planDueTick, type Schedule } from "../domain/schedule.js";
 import type { PublishTarget, Services } from "./context.js";
 import { buildMessages, isUrlDestination } from "./publish.js";
+import { recordTick } from "../metrics/delivery-metrics.js";
 
 /** Due schedules read per statement; every one of them is fired in the same group-commit turn. */
 const DUE_BATCH = 200;
@@ -82,6 +83,7 @@ async function handleDue(services: Services, schedule: Schedule, now: number): P
     }
   }
   const claimed = await services.store.scheduleFire(claim);
+  if (claimed) recordTick(plan.fireTick !== undefined, schedule.paused);
   return claimed ? claim.messages : [];
 }
 

@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import { newSecret, newUuid } from "../domain/ids.js";
+import { goTimeString, periodWindow, type StatsPeriod } from "../domain/stats-period.js";
 import {
   endpointSlug,
   type SearchIndex,
@@ -98,4 +99,41 @@ export async function resetSearchIndexPassword(services: Services, customer: Cus
   });
   if (!index) throw notFound(`search index ${id}`);
   return index;
+}
+
+/** Data-plane operations (document writes, queries) per step of `period`, as `{x: "<time> +0000 UTC", y}` points. */
+export async function searchIndexThroughput(services: Services, index: SearchIndex, period: StatsPeriod = "1h") {
+  const win = periodWindow(period, services.clock.now());
+  const counts = await services.store.searchUsageSeries({
+    indexId: index.id,
+    from: win.from,
+    stepMs: win.stepMs,
+    count: win.points,
+  });
+  return counts.map((y, i) => ({ x: goTimeString(win.from + i * win.stepMs), y }));
+}
+
+const DAY_MS = 86_400_000;
+
+/** What the index holds and what it did: document counts, size, today's and this month's counters, throughput. */
+export async function searchIndexStats(services: Services, index: SearchIndex, period: StatsPeriod) {
+  const now = services.clock.now();
+  const month = new Date(now);
+  const monthStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
+  const day = now - (now % DAY_MS);
+  const info = await services.store.searchDocInfo({ indexId: index.id });
+  const today = (kind: "update" | "query" | "rerank", since: number) =>
+    services.store.searchUsageSum({ indexId: index.id, kind, since });
+  return {
+    vector_count: info.namespaces.reduce((sum, n) => sum + n.documents, 0),
+    pending_vector_count: 0,
+    index_size: info.bytes,
+    dimension: info.embedder?.dimension ?? 0,
+    embedder: info.embedder?.name ?? "",
+    namespaces: Object.fromEntries(info.namespaces.map((n) => [n.namespace, n.documents])),
+    daily_updates: await today("update", day),
+    daily_queries: await today("query", day),
+    monthly_reranks: await today("rerank", monthStart),
+    throughput: await searchIndexThroughput(services, index, period),
+  };
 }

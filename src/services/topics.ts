@@ -1,4 +1,10 @@
-import { addHeader, type HeaderMap } from "../domain/headers.js";
+import {
+  addHeader,
+  emptyHeaderMap,
+  type HeaderMap,
+  refuseUnsendableHeader,
+  refuseUnsendableValue,
+} from "../domain/headers.js";
 import { validName } from "../domain/names.js";
 import { parseHttpUrl } from "../domain/publish-config.js";
 import { invalidField, notFound, quotaExceeded } from "../errors.js";
@@ -101,15 +107,17 @@ export function parseDefaultHeaders(body: unknown): HeaderMap {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw invalidField("headers", "must be an object of header name to a string or an array of strings");
   }
-  const headers: HeaderMap = {};
+  const headers = emptyHeaderMap();
   for (const [name, value] of Object.entries(raw)) {
     if (!HEADER_NAME.test(name)) throw invalidField("headers", `"${name}" is not a valid header name`);
+    refuseUnsendableHeader(name, `headers.${name}`);
     const values = Array.isArray(value) ? value : [value];
     if (values.length === 0) continue;
     for (const v of values) {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
         throw invalidField(`headers.${name}`, "must be a string or an array of strings");
       }
+      refuseUnsendableValue(String(v), `headers.${name}`);
       addHeader(headers, name, String(v));
     }
   }
@@ -162,11 +170,13 @@ export async function getTopic(services: Services, account: Account, name: strin
 export const listTopics = (services: Services, account: Account): Promise<Topic[]> =>
   services.store.topicList({ accountId: account.id });
 
-/** Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). */
+/**
+ * Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). A group
+ * that does not exist is deleted already: clients delete a group "to be sure" before creating it, and the hosted
+ * service answers 200 (docs/url-groups.md). A bad name is still a 400.
+ */
 export async function deleteTopic(services: Services, account: Account, name: string): Promise<void> {
-  if (!(await services.store.topicDelete({ accountId: account.id, name: topicName(name) }))) {
-    throw notFound(`url group ${name}`);
-  }
+  await services.store.topicDelete({ accountId: account.id, name: topicName(name) });
 }
 
 export async function setDefaultHeaders(services: Services, account: Account, name: string, body: unknown) {

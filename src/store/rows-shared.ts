@@ -58,6 +58,7 @@ export interface AccountRow<Flag extends number | boolean = number | boolean> {
   id: string;
   customer_id: string;
   token: string;
+  read_only_token: string | null;
   password: string;
   current_signing_key: string;
   next_signing_key: string;
@@ -96,6 +97,7 @@ export function accountFromRow(r: AccountRow): Account {
     budget: r.budget,
     createdBy: r.created_by,
   };
+  if (r.read_only_token !== null) a.readOnlyToken = r.read_only_token;
   if (r.modifying_state !== null) a.modifyingState = r.modifying_state;
   if (r.enterprise_id !== null) a.enterpriseId = r.enterprise_id;
   return a;
@@ -193,6 +195,8 @@ export function dlqEntryFromRow(r: DlqRow): DlqEntry {
   };
   if (r.response_status !== null) entry.response.status = r.response_status;
   if (r.error !== null) entry.response.error = r.error;
+  const seq = (r as { seq?: number | string }).seq;
+  if (seq !== undefined) entry.seq = String(seq);
   return entry;
 }
 

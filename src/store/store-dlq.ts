@@ -21,6 +21,8 @@ export interface DlqEntry {
   failedAt: number;
   /** The last failed attempt's response (or its network error). */
   response: DlqResponse;
+  /** Position of the entry, usable as a list cursor (a page cut short by its size ends at an entry's seq). */
+  seq?: string;
 }
 
 export interface DlqStore {

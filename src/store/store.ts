@@ -4,8 +4,13 @@ import type { PlanName } from "../domain/plans.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
+import type { NodeStore } from "./node-store.js";
+import type { OpsStore } from "./ops-store.js";
+import type { OverviewStore } from "./overview-store.js";
 import type { QueueStore } from "./queue-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
+import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 
 /**
@@ -26,6 +31,12 @@ export interface Account {
   id: string;
   customerId: string;
   token: string;
+  /**
+   * The account's second token, which may only read (docs/errors.md `read_only`). Accounts created by newAccount
+   * always have one and the 008 migration gave every older account one; optional so code that builds an account for
+   * messaging alone (test fixtures) need not invent one.
+   */
+  readOnlyToken?: string;
   password: string;
   currentSigningKey: string;
   nextSigningKey: string;
@@ -56,6 +67,7 @@ export type AccountPatch = Partial<
   Pick<
     Account,
     | "token"
+    | "readOnlyToken"
     | "password"
     | "currentSigningKey"
     | "nextSigningKey"
@@ -146,7 +158,18 @@ export interface FinishParams {
 
 export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
 
-export interface Store extends DlqStore, FlowControlStore, ManagementStore, QueueStore, ScheduleStore, TopicStore {
+export interface Store
+  extends DlqStore,
+    FlowControlStore,
+    ManagementStore,
+    NodeStore,
+    OpsStore,
+    OverviewStore,
+    QueueStore,
+    RetentionStore,
+    ScheduleStore,
+    SearchDocumentStore,
+    TopicStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -165,6 +188,7 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;
+  /** The account whose token or read-only token this is; the caller compares to tell which one matched. */
   accountGetByToken(p: { token: string }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
@@ -214,8 +238,6 @@ export interface Store extends DlqStore, FlowControlStore, ManagementStore, Queu
     logs: LogRecord[];
     cursor?: string;
   }>;
-  /** Retention: drops log entries and expired deduplication keys older than the given times. */
-  logDeleteBefore(p: { before: number; now: number }): Promise<number>;
 
   usageAdd(p: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number }): Promise<void>;
 }

@@ -56,6 +56,12 @@ describe("urlGroups", () => {
     expect((await client.urlGroups.get("sdk-group")).endpoints).toEqual([{ url: a.url("/a") }]);
     await client.urlGroups.delete("sdk-group");
     await expect(client.urlGroups.get("sdk-group")).rejects.toThrow();
+    // Deleting "to be sure" before creating: a missing group is deleted already.
+    await client.urlGroups.delete("sdk-group");
+    await client.urlGroups.delete("sdk-never-created");
+    await expect(
+      client.urlGroups.removeEndpoints({ name: "sdk-never-created", endpoints: [{ url: a.url("/a") }] }),
+    ).rejects.toThrow();
   });
 });
 

@@ -1,4 +1,4 @@
-import { Client } from "@upstash/qstash";
+import { Client, type FlowControlInfo } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -19,6 +19,37 @@ afterAll(async () => {
   await receiver.close();
 });
 
+/** Every field of FlowControlInfo, read as the SDK's type promises: a number or a boolean, never missing. */
+function expectEveryField(info: FlowControlInfo): void {
+  expect(Object.keys(info).sort()).toEqual(
+    [
+      "flowControlKey",
+      "waitListSize",
+      "parallelismMax",
+      "parallelismCount",
+      "rateMax",
+      "rateCount",
+      "ratePeriod",
+      "ratePeriodStart",
+      "isPaused",
+      "isPinnedParallelism",
+      "isPinnedRate",
+    ].sort(),
+  );
+  for (const n of [
+    info.waitListSize,
+    info.parallelismMax,
+    info.parallelismCount,
+    info.rateMax,
+    info.rateCount,
+    info.ratePeriod,
+    info.ratePeriodStart,
+  ]) {
+    expect(typeof n).toBe("number");
+  }
+  for (const b of [info.isPaused, info.isPinnedParallelism, info.isPinnedRate]) expect(typeof b).toBe("boolean");
+}
+
 describe("flowControl", () => {
   it("publish with flowControl, get, pause, resume, pin, unpin, resetRate, getGlobalParallelism", async () => {
     receiver.setDefault({ status: 200, delayMs: 300 });
@@ -33,30 +64,62 @@ describe("flowControl", () => {
       const i = await client.flowControl.get("sdk-key");
       return i.parallelismCount === 1 ? i : undefined;
     });
-    expect(info).toMatchObject({ flowControlKey: "sdk-key", parallelismMax: 1, rateMax: 10, ratePeriod: 60 });
+    expectEveryField(info);
+    expect(info).toMatchObject({
+      flowControlKey: "sdk-key",
+      parallelismMax: 1,
+      rateMax: 10,
+      ratePeriod: 60,
+      isPaused: false,
+      isPinnedParallelism: false,
+      isPinnedRate: false,
+    });
+    expect(info.ratePeriodStart).toBeGreaterThan(0);
     const global = await client.flowControl.getGlobalParallelism();
     expect(global.parallelismMax).toBeGreaterThan(0);
 
     await client.flowControl.pause("sdk-key");
-    expect((await client.flowControl.get("sdk-key")).isPaused).toBe(true);
+    const paused = await client.flowControl.get("sdk-key");
+    expectEveryField(paused);
+    expect(paused.isPaused).toBe(true);
     await client.flowControl.resume("sdk-key");
-    expect((await client.flowControl.get("sdk-key")).isPaused ?? false).toBe(false);
+    const resumed = await client.flowControl.get("sdk-key");
+    expectEveryField(resumed);
+    expect(resumed.isPaused).toBe(false);
     await receiver.waitForCount(3);
     expect(receiver.maxConcurrent).toBe(1);
+    // Everything delivered: the wait list and the in-flight count are numbers, 0.
+    const drained = await waitUntil(async () => {
+      const i = await client.flowControl.get("sdk-key");
+      return i.parallelismCount === 0 ? i : undefined;
+    });
+    expectEveryField(drained);
+    expect(drained.waitListSize).toBe(0);
 
     await client.flowControl.pin("sdk-key", { parallelism: 4, rate: 20, period: 30 });
-    expect(await client.flowControl.get("sdk-key")).toMatchObject({
+    const pinned = await client.flowControl.get("sdk-key");
+    expectEveryField(pinned);
+    expect(pinned).toMatchObject({
       parallelismMax: 4,
       rateMax: 20,
       ratePeriod: 30,
       isPinnedParallelism: true,
       isPinnedRate: true,
     });
+    // One part at a time, then both.
+    await client.flowControl.unpin("sdk-key", { parallelism: true });
+    const half = await client.flowControl.get("sdk-key");
+    expectEveryField(half);
+    expect(half).toMatchObject({ isPinnedParallelism: false, isPinnedRate: true });
+    await client.flowControl.pin("sdk-key", { parallelism: 4 });
     await client.flowControl.unpin("sdk-key", { parallelism: true, rate: true });
     const unpinned = await client.flowControl.get("sdk-key");
-    expect(unpinned.isPinnedParallelism ?? false).toBe(false);
-    expect(unpinned.isPinnedRate ?? false).toBe(false);
+    expectEveryField(unpinned);
+    expect(unpinned.isPinnedParallelism).toBe(false);
+    expect(unpinned.isPinnedRate).toBe(false);
     await client.flowControl.resetRate("sdk-key");
-    expect((await client.flowControl.get("sdk-key")).rateCount ?? 0).toBe(0);
+    const reset = await client.flowControl.get("sdk-key");
+    expectEveryField(reset);
+    expect(reset.rateCount).toBe(0);
   });
 });

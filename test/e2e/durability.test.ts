@@ -145,6 +145,11 @@ describe("start-up", () => {
     const second = await spawnFerry(env);
     expect(second.stdout()).not.toContain("FERRY_TOKEN=");
     expect((await httpCall(second.url, "GET", "/v2/keys", {}, token)).status).toBe(200);
+    // The read-only token is printed next to it and reads, but is refused the signing keys.
+    const readOnly = /read-only token[^:]*: (\S+)/.exec(first.stdout())?.[1];
+    expect(readOnly).toBeDefined();
+    expect((await httpCall(second.url, "GET", "/v2/queues", {}, readOnly)).status).toBe(200);
+    expect((await httpCall(second.url, "GET", "/v2/keys", {}, readOnly)).status).toBe(403);
     second.child.kill("SIGTERM");
     await second.exited;
   }, 30_000);

@@ -3,6 +3,21 @@ import { OffsetClock } from "../../src/domain/clock.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
+/** Every field of a flow-control key record, always present (docs/flow-control.md): the key, 7 numbers, 3 flags. */
+const FLOW_KEY_FIELDS = [
+  "flowControlKey",
+  "waitListSize",
+  "parallelismMax",
+  "parallelismCount",
+  "rateMax",
+  "rateCount",
+  "ratePeriod",
+  "ratePeriodStart",
+  "isPaused",
+  "isPinnedParallelism",
+  "isPinnedRate",
+];
+
 const DAY_MS = 86_400_000;
 
 let server: TestServer;
@@ -110,12 +125,25 @@ describe("parallelism per key", () => {
     const order = receiver.requests.map((r) => Number(r.text));
     expect(order.slice(0, 10).every((n) => n < 20)).toBe(true);
 
-    // The last outcomes are written just after the receiver answered: the count drops back to zero (omitted).
+    // The last outcomes are written just after the receiver answered: the count drops back to zero. Every field is
+    // present, zeros and false included (docs/flow-control.md).
     await vi.waitFor(
       async () => {
         const after = await flowKey(server, key);
         expect(after.status).toBe(200);
-        expect(after.json).toEqual({ flowControlKey: key, parallelismMax: 2, ratePeriod: 1 });
+        expect(after.json).toEqual({
+          flowControlKey: key,
+          waitListSize: 0,
+          parallelismMax: 2,
+          parallelismCount: 0,
+          rateMax: 0,
+          rateCount: 0,
+          ratePeriod: 1,
+          ratePeriodStart: 0,
+          isPaused: false,
+          isPinnedParallelism: false,
+          isPinnedRate: false,
+        });
       },
       { timeout: 5000, interval: 20 },
     );
@@ -188,7 +216,7 @@ describe("rate per period", () => {
     await receiver.waitForCount(5);
     const next = await flowKey(server, key);
     expect(next.json).toMatchObject({ rateCount: 2, rateMax: 3 });
-    expect(next.json.waitListSize).toBeUndefined();
+    expect(next.json.waitListSize).toBe(0);
   }, 30_000);
 
   it("counts a retry against the rate of its key", async () => {
@@ -222,7 +250,7 @@ describe("flow-control endpoints", () => {
     expect(res.text).toBe("");
     await receiver.waitForCount(4);
     expect((await flowKey(server, key)).json).toMatchObject({ rateCount: 2 });
-    expect((await flowKey(server, key)).json.waitListSize).toBeUndefined();
+    expect((await flowKey(server, key)).json.waitListSize).toBe(0);
   }, 30_000);
 
   it("resetRate starts a new period now", async () => {
@@ -252,8 +280,8 @@ describe("flow-control endpoints", () => {
     expect((await server.call("POST", `/v2/flowControl/${key}/resume`)).status).toBe(200);
     await receiver.waitForCount(4);
     const after = (await flowKey(server, key)).json;
-    expect(after.isPaused).toBeUndefined();
-    expect(after.waitListSize).toBeUndefined();
+    expect(after.isPaused).toBe(false);
+    expect(after.waitListSize).toBe(0);
   }, 30_000);
 
   it("pin fixes the configuration against incoming messages; unpin lets them change it again", async () => {
@@ -275,14 +303,14 @@ describe("flow-control endpoints", () => {
 
     expect((await server.call("POST", `/v2/flowControl/${key}/unpin?parallelism=true`)).status).toBe(200);
     const half = (await flowKey(server, key)).json;
-    expect(half.isPinnedParallelism).toBeUndefined();
+    expect(half.isPinnedParallelism).toBe(false);
     expect(half).toMatchObject({ parallelismMax: 1, isPinnedRate: true });
     await publish(server, receiver.url("/pin"), flowHeaders(key, "parallelism=5, rate=1000"));
     await receiver.waitForCount(7);
     expect((await flowKey(server, key)).json).toMatchObject({ parallelismMax: 5, rateMax: 100, ratePeriod: 60 });
 
     expect((await server.call("POST", `/v2/flowControl/${key}/unpin`)).status).toBe(200);
-    expect((await flowKey(server, key)).json.isPinnedRate).toBeUndefined();
+    expect((await flowKey(server, key)).json.isPinnedRate).toBe(false);
   }, 30_000);
 
   it("lists keys as a bare array, filtered by a search substring", async () => {
@@ -295,6 +323,12 @@ describe("flow-control endpoints", () => {
     expect(Array.isArray(all.json)).toBe(true);
     const names = all.json.map((k: { flowControlKey: string }) => k.flowControlKey);
     expect(names).toEqual(expect.arrayContaining(["list-alpha", "list-beta", "par-2"]));
+    // Each entry carries every field, zeros and false included (list-alpha has no rate, list-beta no parallelism).
+    for (const entry of all.json as Record<string, unknown>[]) {
+      expect(Object.keys(entry).sort()).toEqual([...FLOW_KEY_FIELDS].sort());
+      for (const field of FLOW_KEY_FIELDS.slice(1, 8)) expect(typeof entry[field], field).toBe("number");
+      for (const field of FLOW_KEY_FIELDS.slice(8)) expect(typeof entry[field], field).toBe("boolean");
+    }
 
     const some = await server.call("GET", "/v2/flowControl?search=LIST-");
     expect(some.json.map((k: { flowControlKey: string }) => k.flowControlKey)).toEqual(["list-alpha", "list-beta"]);
@@ -400,7 +434,7 @@ describe("filters and records", () => {
 
     const cancel = await server.call("DELETE", `/v2/messages?flowControlKey=${key}`);
     expect(cancel.json).toEqual({ cancelled: 3 });
-    expect((await flowKey(server, key)).json.waitListSize).toBeUndefined();
+    expect((await flowKey(server, key)).json.waitListSize).toBe(0);
     expect((await server.call("GET", `/v2/messages/${again}`)).status).toBe(200);
     expect(other).toMatch(/^msg_/);
     expect((await server.call("DELETE", `/v2/messages/${again}`)).status).toBe(200);

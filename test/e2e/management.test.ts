@@ -332,9 +332,12 @@ describe("search indexes", () => {
         region: "us-central1",
         partner_email: "",
         input_enrichment_enabled: false,
-        throughput_vector: [],
         ...searchLimits[type],
       });
+      // One point a minute over the last hour; a new index has done nothing yet (docs/search.md "Usage").
+      expect(res.json.throughput_vector).toHaveLength(60);
+      expect(res.json.throughput_vector[59].x).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:00 \+0000 UTC$/);
+      expect(res.json.throughput_vector.every((p: { y: number }) => p.y === 0)).toBe(true);
       expect(res.json.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(res.json.endpoint).toMatch(new RegExp(`^${server.url}/search/[a-z]+-[a-z]+-\\d{5}-us1$`));
       expect(res.json.token).toMatch(/^\w{20,}$/);

@@ -66,6 +66,7 @@ export const ACCOUNT_FIELDS = [
   "id",
   "password",
   "token",
+  "read_only_token",
   "active",
   "state",
   "last_plan_upgrade_time",

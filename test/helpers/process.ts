@@ -2,6 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * The `ferry` command exactly as installed: bin/ferry.mjs runs the compiled dist/ (built once per run by
+ * build-global-setup.ts), no TypeScript transpiler.
+ */
+const FERRY_BIN = ["bin/ferry.mjs"];
 
 export interface FerryProcess {
   child: ChildProcess;
@@ -16,7 +21,7 @@ export interface FerryProcess {
  * Only this process is ever signalled, by its own pid.
  */
 export function spawnFerry(env: Record<string, string>, timeoutMs = 20_000): Promise<FerryProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, [...FERRY_BIN, "serve"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", FERRY_PORT: "0", FERRY_HOST: "127.0.0.1", FERRY_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -49,7 +54,7 @@ export function spawnFerry(env: Record<string, string>, timeoutMs = 20_000): Pro
 
 /** Runs `ferry` to completion (config errors, CLI commands) and returns its exit code and output. */
 export function runFerry(args: string[], env: Record<string, string>, timeoutMs = 20_000) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [...FERRY_BIN, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

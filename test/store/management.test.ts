@@ -101,9 +101,18 @@ for (const adapter of adapters) {
         region: "us-east-1",
         budget: 300,
         createdBy: "ops@test.local",
+        readOnlyToken: "read-only-full",
       });
       await store.accountInsert({ account: full });
       expect(await store.accountGetByToken({ token: full.token })).toEqual(full);
+      // Either token finds the account; the caller tells them apart by comparing with `token`.
+      expect(await store.accountGetByToken({ token: "read-only-full" })).toEqual(full);
+      expect(await store.accountGetByToken({ token: "read-only-other" })).toBeUndefined();
+      const rotatedReadOnly = await store.accountUpdate({ id: "full", patch: { readOnlyToken: "read-only-new" } });
+      expect(rotatedReadOnly.readOnlyToken).toBe("read-only-new");
+      expect(await store.accountGetByToken({ token: "read-only-full" })).toBeUndefined();
+      expect((await store.accountGetByToken({ token: "read-only-new" }))?.id).toBe("full");
+      await store.accountUpdate({ id: "full", patch: { readOnlyToken: "read-only-full" } });
 
       const updated = await store.accountUpdate({
         id: "plain",

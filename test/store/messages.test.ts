@@ -182,7 +182,7 @@ for (const adapter of adapters) {
     it("trims logs older than the retention", async () => {
       const m = message();
       await insert(m);
-      expect(await store.logDeleteBefore({ before: NOW + 1, now: NOW })).toBeGreaterThanOrEqual(1);
+      expect(await store.retentionDelete({ table: "logs", before: NOW + 1, limit: 1000 })).toBeGreaterThanOrEqual(1);
       expect(
         (await store.logList({ accountId: account.id, filter: {}, count: 10, order: "latestFirst" })).logs,
       ).toEqual([]);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError } from "../../errors.js";
+import { AppError, errorCatalog, isStorageFull, notFound, storageFull } from "../../errors.js";
+import { RouteMethods } from "../route-methods.js";
 
 /**
  * One error contract for both APIs: `{"error": "<message naming the field>"}`. Fastify's own 4xx errors (body too
@@ -15,15 +16,36 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status !== undefined && status >= 400 && status < 500) {
       const message =
         error.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? "invalid body: request body is too large" : error.message;
-      return reply.status(status).send({ error: message });
+      // Only catalog statuses go out (docs/errors.md); any other client error of Fastify's is bad input.
+      return reply.status(knownStatus(status)).send({ error: message });
+    }
+    if (isStorageFull(error)) {
+      request.log.warn({ err: error }, "storage is full: request refused");
+      const full = storageFull();
+      for (const [name, value] of Object.entries(full.headers)) reply.header(name, value);
+      return reply.status(full.status).send({ error: full.message });
     }
     if ((error as { unavailable?: boolean }).unavailable) {
-      return reply.status(503).send({ error: "storage unavailable, retry shortly" });
+      return reply.status(errorCatalog.unavailable).send({ error: "storage unavailable, retry shortly" });
     }
     request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ error: "internal error" });
+    return reply.status(errorCatalog.internal).send({ error: "internal error" });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: `route ${request.method} ${request.url.split("?")[0]} not found` }),
-  );
+  // A known path called with a method it does not serve is a 405 naming the methods it does (Allow header).
+  const routeMethods = new RouteMethods();
+  app.addHook("onRoute", (route) => routeMethods.add(route.method, route.url));
+  app.setNotFoundHandler(async (request) => {
+    const path = request.url.split("?")[0]!;
+    const allow = routeMethods.allowed(path);
+    // A route that serves this method may still hand the request on (e.g. `/` redirects browsers only): not a 405.
+    if (allow.length === 0 || allow.includes(request.method)) throw notFound(`route ${request.method} ${path}`);
+    const methods = allow.join(", ");
+    throw new AppError("method_not_allowed", `method ${request.method} not allowed on ${path}: use ${methods}`, {
+      Allow: methods,
+    });
+  });
 }
+
+const catalogStatuses = new Set<number>(Object.values(errorCatalog));
+const knownStatus = (status: number): number =>
+  catalogStatuses.has(status) ? status : errorCatalog.invalid_input;

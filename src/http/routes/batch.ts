@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { AppError, invalidField } from "../../errors.js";
 import { type BatchItem, publishBatch } from "../../services/batch.js";
 import type { Services } from "../../services/context.js";
+import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
 import type { Dialect } from "../dialect.js";
@@ -12,11 +13,13 @@ type HeaderValues = Record<string, string | string[]>;
 
 /** Item headers: names are case-insensitive (the JS SDK lower-cases them), values a string or strings. */
 function itemHeaders(raw: unknown): HeaderValues {
-  if (raw === undefined || raw === null) return {};
+  if (raw === undefined || raw === null) return emptyHeaderMap<string | string[]>();
   if (typeof raw !== "object" || Array.isArray(raw)) throw invalidField("headers", "must be an object");
-  const headers: HeaderValues = {};
+  // Null prototype: a header named `__proto__` or `constructor` is only a name here (docs/reliability.md).
+  const headers = emptyHeaderMap<string | string[]>();
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || value === null) continue;
+    if (!HTTP_TOKEN.test(name)) throw invalidField(`headers.${name}`, "is not a valid header name");
     const values = (Array.isArray(value) ? value : [value]).map((v) => {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
         throw invalidField(`headers.${name}`, "must be a string or an array of strings");

@@ -16,6 +16,8 @@ import {
   single,
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
+import { readable } from "../plugins/auth.js";
+import { fitPage, truncateBodies } from "../views/page-budget.js";
 
 /** Filters the DLQ accepts (reference §1.8); `api` is deprecated and ignored. */
 const FILTER_KEYS = [
@@ -105,7 +107,7 @@ function overrides(request: FastifyRequest, services: Services): ConfigSource {
 }
 
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
-  app.get("/v2/dlq", async (request) => {
+  app.get("/v2/dlq", readable, async (request) => {
     const query = readQuery(request, PAGE_KEYS, services, false);
     const p: Parameters<typeof listDlq>[2] = {
       filter: dlqFilter(query),
@@ -115,12 +117,19 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     const cursor = cursorParam(query);
     if (cursor !== undefined) p.cursor = cursor;
     const page = await listDlq(services, request.account, p);
-    const messages = page.entries.map(dlqRecord);
+    // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
+    const fitted = fitPage(
+      page.entries,
+      (e) => truncateBodies(dlqRecord(e), ["body", "responseBody"], ["bodyBase64", "responseBodyBase64"]),
+      (e) => e.seq,
+      page.cursor,
+    );
+    const messages = fitted.records;
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
-    return page.cursor === undefined ? { messages } : { cursor: page.cursor, messages };
+    return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
 
-  app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", async (request) =>
+  app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", readable, async (request) =>
     dlqRecord(await getDlq(services, request.account, request.params.dlqId)),
   );
 

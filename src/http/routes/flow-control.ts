@@ -15,6 +15,7 @@ import {
 } from "../../services/flow-control.js";
 import { type Query, rejectUnknownKeys, single } from "../query.js";
 import { flowKeyRecord, globalParallelismRecord } from "../views/flow-control-view.js";
+import { readable } from "../plugins/auth.js";
 
 type KeyParams = { Params: { key: string } };
 
@@ -32,7 +33,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
   const token = services.dialect.tokenQuery;
   const empty = (reply: FastifyReply) => reply.status(200).send();
 
-  app.get("/v2/flowControl", async (request) => {
+  app.get("/v2/flowControl", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["search"]), token);
     const search = single(query, "search");
@@ -40,7 +41,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
     return keys.map(flowKeyRecord);
   });
 
-  app.get<KeyParams>("/v2/flowControl/:key", async (request) =>
+  app.get<KeyParams>("/v2/flowControl/:key", readable, async (request) =>
     flowKeyRecord(await getFlowKey(services, request.account, request.params.key)),
   );
 
@@ -93,7 +94,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
     return empty(reply);
   });
 
-  app.get("/v2/globalParallelism", async (request) =>
+  app.get("/v2/globalParallelism", readable, async (request) =>
     globalParallelismRecord(await globalParallelism(services, request.account)),
   );
 }

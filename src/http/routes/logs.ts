@@ -3,6 +3,7 @@ import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
 import type { Account, LogFilter } from "../../store/store.js";
+import { fitPage, truncateBodies } from "../views/page-budget.js";
 import {
   intParam,
   MESSAGE_FILTER_KEYS,
@@ -14,6 +15,7 @@ import {
   single,
 } from "../query.js";
 import { logRecord } from "../views/log-view.js";
+import { readable } from "../plugins/auth.js";
 
 const LOG_KEYS = new Set<string>([
   ...MESSAGE_FILTER_KEYS,
@@ -46,15 +48,22 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
       p.cursor = cursor;
     }
     const result = await listLogs(services, account, p);
-    return { logs: result.logs.map(logRecord), cursor: result.cursor };
+    // Bodies are cut and the page bounded in bytes (page-budget.ts); both logs base64 their bodies.
+    const fitted = fitPage(
+      result.logs,
+      (e) => truncateBodies(logRecord(e), [], ["body", "responseBody"]),
+      (e) => e.seq,
+      result.cursor,
+    );
+    return { logs: fitted.records, cursor: fitted.cursor };
   }
 
-  app.get("/v2/events", async (request) => {
+  app.get("/v2/events", readable, async (request) => {
     const { logs, cursor } = await page(request.query as Query, request.account);
     return cursor === undefined ? { events: logs } : { cursor, events: logs };
   });
 
-  app.get("/v2/logs", async (request) => {
+  app.get("/v2/logs", readable, async (request) => {
     const { logs, cursor } = await page(request.query as Query, request.account);
     return cursor === undefined ? { logs, events: logs } : { cursor, logs, events: logs };
   });

@@ -12,11 +12,12 @@ import {
   rejectUnknownKeys,
 } from "../query.js";
 import { messageRecord } from "../views/message-view.js";
+import { readable } from "../plugins/auth.js";
 
 const BULK_CANCEL_KEYS = new Set<string>([...MESSAGE_FILTER_KEYS, "count", "cursor"]);
 
 export function messageRoutes(app: FastifyInstance, services: Services): void {
-  app.get<{ Params: { id: string } }>("/v2/messages/:id", async (request) =>
+  app.get<{ Params: { id: string } }>("/v2/messages/:id", readable, async (request) =>
     messageRecord(await getMessage(services, request.account, request.params.id)),
   );
 

@@ -14,6 +14,7 @@ import { jsonBody, rawBody } from "../body.js";
 import { splitDestination } from "../destination.js";
 import { queueRecord } from "../views/group-queue-views.js";
 import { restAfter, sendPublished } from "./publish.js";
+import { readable } from "../plugins/auth.js";
 
 type Named = { Params: { name: string } };
 
@@ -52,9 +53,9 @@ export function queueRoutes(app: FastifyInstance, services: Services): void {
     return reply.send();
   });
 
-  app.get("/v2/queues", async (request) => (await listQueues(services, request.account)).map(queueRecord));
+  app.get("/v2/queues", readable, async (request) => (await listQueues(services, request.account)).map(queueRecord));
 
-  app.get<Named>("/v2/queues/:name", async (request) =>
+  app.get<Named>("/v2/queues/:name", readable, async (request) =>
     queueRecord(await getQueue(services, request.account, request.params.name)),
   );
 

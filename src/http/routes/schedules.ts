@@ -12,6 +12,7 @@ import { rawBody } from "../body.js";
 import { splitDestination } from "../destination.js";
 import { scheduleRecord } from "../views/schedule-view.js";
 import { restAfter } from "./publish.js";
+import { readable } from "../plugins/auth.js";
 
 type IdParams = { Params: { id: string } };
 
@@ -37,9 +38,11 @@ export function scheduleRoutes(app: FastifyInstance, services: Services): void {
   // Without a destination: a 400 naming it rather than a bare route 404.
   app.post("/v2/schedules", create);
 
-  app.get("/v2/schedules", async (request) => (await listSchedules(services, request.account)).map(scheduleRecord));
+  app.get("/v2/schedules", readable, async (request) =>
+    (await listSchedules(services, request.account)).map(scheduleRecord),
+  );
 
-  app.get<IdParams>("/v2/schedules/:id", async (request) =>
+  app.get<IdParams>("/v2/schedules/:id", readable, async (request) =>
     scheduleRecord(await getSchedule(services, request.account, request.params.id)),
   );
 

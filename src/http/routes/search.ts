@@ -7,7 +7,12 @@ import {
   listSearchIndexes,
   renameSearchIndex,
   resetSearchIndexPassword,
+  searchIndexStats,
+  searchIndexThroughput,
 } from "../../services/search.js";
+import { invalidField } from "../../errors.js";
+import { isStatsPeriod } from "../../domain/stats-period.js";
+import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
 import { searchIndexRecord } from "../views/search-view.js";
 import { sendOk } from "./management-accounts.js";
@@ -19,15 +24,23 @@ const originOf = (request: FastifyRequest) => `${request.protocol}://${request.h
 
 /** Search indexes (seed 4.1, reference §10.1). */
 export function searchRoutes(app: FastifyInstance, services: Services): void {
-  const view = (index: Parameters<typeof searchIndexRecord>[0]) => searchIndexRecord(index, services.dialect);
+  const view = async (index: SearchIndex) =>
+    searchIndexRecord(index, services.dialect, await searchIndexThroughput(services, index));
 
   app.post("/v2/search", async (request) =>
     view(await createSearchIndex(services, request.customer, jsonObjectBody(request) ?? {}, originOf(request))),
   );
-  app.get("/v2/search", async (request) => (await listSearchIndexes(services, request.customer)).map(view));
+  app.get("/v2/search", async (request) =>
+    Promise.all((await listSearchIndexes(services, request.customer)).map(view)),
+  );
   app.get<Id>("/v2/search/:id", async (request) =>
     view(await getSearchIndex(services, request.customer, request.params.id)),
   );
+  app.get<Id & { Querystring: { period?: string } }>("/v2/search/:id/stats", async (request) => {
+    const period = request.query.period ?? "1h";
+    if (!isStatsPeriod(period)) throw invalidField("period", "must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d");
+    return searchIndexStats(services, await getSearchIndex(services, request.customer, request.params.id), period);
+  });
   app.delete<Id>("/v2/search/:id", async (request, reply) => {
     await deleteSearchIndex(services, request.customer, request.params.id);
     return sendOk(reply);

@@ -10,6 +10,7 @@ import {
 } from "../../services/topics.js";
 import { jsonBody } from "../body.js";
 import { topicRecord } from "../views/group-queue-views.js";
+import { readable } from "../plugins/auth.js";
 
 type Named = { Params: { name: string } };
 
@@ -25,9 +26,9 @@ export function topicRoutes(app: FastifyInstance, services: Services): void {
     return reply.send();
   });
 
-  app.get("/v2/topics", async (request) => (await listTopics(services, request.account)).map(topicRecord));
+  app.get("/v2/topics", readable, async (request) => (await listTopics(services, request.account)).map(topicRecord));
 
-  app.get<Named>("/v2/topics/:name", async (request) =>
+  app.get<Named>("/v2/topics/:name", readable, async (request) =>
     topicRecord(await getTopic(services, request.account, request.params.name)),
   );
 

@@ -31,6 +31,7 @@ export function accountRecord(account: Account, dialect: Dialect): Record<string
     id: account.id,
     password: account.password,
     token: account.token,
+    read_only_token: account.readOnlyToken ?? "",
     active: account.active,
     state: account.state,
   };

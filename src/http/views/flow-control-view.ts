@@ -2,26 +2,32 @@ import type { FlowKeyMetrics } from "../../services/flow-control.js";
 
 type Json = Record<string, unknown>;
 
-/** Go `omitempty` style (reference §0): zero numbers and false booleans are left out; clients default them. */
+/** Go `omitempty` style (reference §0), for global parallelism only: zero numbers are left out, as the hosted service does. */
 function putNonZero(out: Json, key: string, value: number | boolean | undefined): void {
   if (value === undefined || value === 0 || value === false) return;
   out[key] = value;
 }
 
-/** One flow-control key (reference §1.11): `ratePeriod` in seconds, `ratePeriodStart` in unix seconds. */
+/**
+ * One flow-control key (reference §1.11): `ratePeriod` in seconds, `ratePeriodStart` in unix seconds. Unlike the rest
+ * of the API, every field is always present, zeros and false included (docs/flow-control.md): clients read
+ * `isPaused === false` or `typeof waitListSize === "number"` without defaults. An unset limit is 0, and so is the
+ * start of a window that is not running.
+ */
 export function flowKeyRecord(m: FlowKeyMetrics): Json {
-  const out: Json = { flowControlKey: m.key };
-  putNonZero(out, "waitListSize", m.waitListSize);
-  putNonZero(out, "parallelismMax", m.parallelismMax);
-  putNonZero(out, "parallelismCount", m.parallelismCount);
-  putNonZero(out, "rateMax", m.rateMax);
-  putNonZero(out, "rateCount", m.rateCount);
-  putNonZero(out, "ratePeriod", m.periodSec);
-  putNonZero(out, "ratePeriodStart", m.periodStart === undefined ? undefined : Math.floor(m.periodStart / 1000));
-  putNonZero(out, "isPaused", m.paused);
-  putNonZero(out, "isPinnedParallelism", m.pinnedParallelism);
-  putNonZero(out, "isPinnedRate", m.pinnedRate);
-  return out;
+  return {
+    flowControlKey: m.key,
+    waitListSize: m.waitListSize,
+    parallelismMax: m.parallelismMax ?? 0,
+    parallelismCount: m.parallelismCount,
+    rateMax: m.rateMax ?? 0,
+    rateCount: m.rateCount,
+    ratePeriod: m.periodSec,
+    ratePeriodStart: m.periodStart === undefined ? 0 : Math.floor(m.periodStart / 1000),
+    isPaused: m.paused,
+    isPinnedParallelism: m.pinnedParallelism,
+    isPinnedRate: m.pinnedRate,
+  };
 }
 
 /** `GET /v2/globalParallelism`; `parallelismCount` is omitted when 0, as the hosted service does. */

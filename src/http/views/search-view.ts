@@ -2,7 +2,11 @@ import { type SearchIndex, searchLimits } from "../../domain/search.js";
 import type { Dialect } from "../dialect.js";
 
 /** The search-index record of seed 2.1, every field, in its order; the partner e-mail field follows the dialect. */
-export function searchIndexRecord(index: SearchIndex, dialect: Dialect): Record<string, unknown> {
+export function searchIndexRecord(
+  index: SearchIndex,
+  dialect: Dialect,
+  throughput: { x: string; y: number }[] = [],
+): Record<string, unknown> {
   return {
     customer_id: index.customerId,
     id: index.id,
@@ -16,7 +20,7 @@ export function searchIndexRecord(index: SearchIndex, dialect: Dialect): Record<
     ...searchLimits[index.type],
     creation_time: index.creationTime,
     input_enrichment_enabled: index.inputEnrichmentEnabled,
-    // Ferry keeps index records and credentials but serves no queries yet: there is no throughput to report.
-    throughput_vector: [],
+    // Operations (upserts, deletes, queries) per minute of the last hour, from the data plane's counters.
+    throughput_vector: throughput,
   };
 }

@@ -20,6 +20,7 @@ const DEFAULT_ACCOUNT_LOCK = 7_262_006;
 /** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
 const COLUMNS: Record<string, string> = {
   token: "token",
+  readOnlyToken: "read_only_token",
   password: "password",
   currentSigningKey: "current_signing_key",
   nextSigningKey: "next_signing_key",
@@ -40,7 +41,10 @@ export function accountQueries(ctx: PgContext): AccountQueries {
   // Read on every request (token auth) and every attempt (signing key): prepared once per connection. Reading the
   // database each time is what makes a rotated token or key take effect on every node at once.
   const byId = { name: "ferry_account_by_id", text: "SELECT * FROM accounts WHERE id = $1" };
-  const byToken = { name: "ferry_account_by_token", text: "SELECT * FROM accounts WHERE token = $1" };
+  const byToken = {
+    name: "ferry_account_by_token",
+    text: "SELECT * FROM accounts WHERE token = $1 OR read_only_token = $1",
+  };
   const first = { name: "ferry_account_first", text: "SELECT * FROM accounts ORDER BY created_at, seq LIMIT 1" };
 
   return {

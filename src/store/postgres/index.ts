@@ -9,11 +9,16 @@ import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { ChannelListener } from "./notify.js";
+import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
+import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { scheduleQueries } from "./schedules.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -46,10 +51,15 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...queueQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
+    ...retentionQueries(ctx),
+    ...nodeNumberQueries(ctx),
+    ...overviewQueries(ctx),
     ...scheduleQueries(ctx),
     ...dlqQueries(ctx),
     ...flowControlQueries(ctx),
+    ...opsQueries(ctx),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

@@ -4,10 +4,7 @@ import type { PgContext } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { type LogRow, logFromRow } from "./rows.js";
 
-type LogQueries = Pick<Store, "logList" | "logDeleteBefore" | "usageAdd">;
-
-/** Rows deleted per retention statement, so one pass never holds many locks or a long transaction. */
-const RETENTION_CHUNK = 5000;
+type LogQueries = Pick<Store, "logList" | "usageAdd">;
 
 export function logQueries(ctx: PgContext): LogQueries {
   return {
@@ -36,15 +33,6 @@ export function logQueries(ctx: PgContext): LogQueries {
       if (rows.length > count && page.length > 0) result.cursor = page[page.length - 1]!.seq;
       return result;
     },
-
-    logDeleteBefore: ({ before, now }) =>
-      ctx.write(async (tx) => {
-        const logs = await tx.execute(
-          `DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < $1 LIMIT ${RETENTION_CHUNK})`,
-          [before],
-        );
-        return logs + (await tx.execute("DELETE FROM dedup WHERE expires_at <= $1", [now]));
-      }),
 
     usageAdd: ({ accountId, now, metric, count, bytes }) =>
       ctx.write(async (tx) => tx.addUsage(accountId, now, metric, count, bytes)),

@@ -147,6 +147,7 @@ export const ACCOUNT_COLUMNS = [
   "region",
   "budget",
   "created_by",
+  "read_only_token",
 ] as const;
 
 /** One value per ACCOUNT_COLUMNS entry; management fields default as a fresh account's would (as in SQLite). */
@@ -171,6 +172,7 @@ export function accountValues(a: Account): unknown[] {
     a.region ?? "eu-central-1",
     a.budget ?? 0,
     a.createdBy ?? "",
+    a.readOnlyToken ?? null,
   ];
 }
 

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { LogEntry } from "../../domain/log.js";
 import type { UsageMetric } from "../store.js";
 import { classifyError, isRetryableConflict, isUnavailableError } from "./connection.js";
+import { recordCommit } from "../../metrics/metrics.js";
 
 /** A statement: plain text, or named so each connection prepares it once (hot statements). */
 export type Statement = string | { name: string; text: string };
@@ -129,6 +130,7 @@ export class PgWriteBatcher {
       broken = error;
     };
     client.on("error", onError);
+    const startedAt = performance.now();
     try {
       for (let tries = 1; ; tries++) {
         try {
@@ -151,6 +153,7 @@ export class PgWriteBatcher {
     }
     client.removeListener("error", onError);
     client.release(broken instanceof Error ? broken : undefined);
+    recordCommit(batch.length, startedAt);
   }
 
   /**

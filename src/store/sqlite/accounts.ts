@@ -16,7 +16,7 @@ type AccountQueries = Pick<
 export function accountQueries(ctx: SqliteContext): AccountQueries {
   const { db } = ctx;
   const byId = db.prepare("SELECT * FROM accounts WHERE id = ?");
-  const byToken = db.prepare("SELECT * FROM accounts WHERE token = ?");
+  const byToken = db.prepare("SELECT * FROM accounts WHERE token = @token OR read_only_token = @token");
   // rowid breaks ties in insertion order: accounts created in the same millisecond (a pinned test clock, the CLI
   // right after the first start) must not make another account the default one.
   const first = db.prepare("SELECT * FROM accounts ORDER BY created_at, rowid LIMIT 1");
@@ -26,6 +26,7 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
   );
   const columns: Record<string, string> = {
     token: "token",
+    readOnlyToken: "read_only_token",
     password: "password",
     currentSigningKey: "current_signing_key",
     nextSigningKey: "next_signing_key",
@@ -64,7 +65,7 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
         return accountFromRow(row as AccountRow);
       }),
     accountGet: async ({ id }) => get(byId.get(id)),
-    accountGetByToken: async ({ token }) => get(byToken.get(token)),
+    accountGetByToken: async ({ token }) => get(byToken.get({ token })),
     accountFirst: async () => get(first.get()),
     accountRotateKeys: ({ id, next }) =>
       ctx.write(() => {

@@ -6,6 +6,7 @@ import type { NewMessage } from "../../domain/message.js";
 import type { UsageMetric } from "../store.js";
 import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
+import { loadVectorFunctions } from "./search-documents.js";
 import { logParams, messageParams } from "./rows.js";
 import { WalSync } from "./wal-sync.js";
 import { WriteBatcher } from "./write-batcher.js";
@@ -87,6 +88,7 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   db.pragma("foreign_keys = ON");
   db.function("url_host", { deterministic: true }, (url: unknown) => urlPart(String(url), "host"));
   db.function("url_path", { deterministic: true }, (url: unknown) => urlPart(String(url), "path"));
+  loadVectorFunctions(db);
   migrate(db);
 
   // Usage counters of one transaction are summed in memory and written once, just before its COMMIT.

@@ -7,11 +7,16 @@ import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { scheduleQueries } from "./schedules.js";
+import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
+import { retentionQueries } from "./retention.js";
 import { topicQueries } from "./topics.js";
 import { customerQueries } from "./customers.js";
 import { searchIndexQueries } from "./search-indexes.js";
+import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
+import { opsQueries } from "./ops.js";
+import { overviewQueries } from "./overview.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -33,6 +38,11 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...flowControlQueries(ctx),
     ...customerQueries(ctx),
     ...searchIndexQueries(ctx),
+    ...searchDocumentQueries(ctx),
     ...usageQueries(ctx),
+    ...retentionQueries(ctx),
+    ...nodeNumberQueries(ctx),
+    ...opsQueries(ctx),
+    ...overviewQueries(ctx),
   };
 }

@@ -4,17 +4,10 @@ import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
 import { type LogRow, logFromRow } from "./rows.js";
 
-type LogQueries = Pick<Store, "logList" | "logDeleteBefore" | "usageAdd">;
-
-/** Rows deleted per retention statement, so one pass never holds the writer for long. */
-const RETENTION_CHUNK = 5000;
+type LogQueries = Pick<Store, "logList" | "usageAdd">;
 
 export function logQueries(ctx: SqliteContext): LogQueries {
   const { db } = ctx;
-  const deleteOld = db.prepare(
-    `DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < ? LIMIT ${RETENTION_CHUNK})`,
-  );
-  const deleteDedup = db.prepare(`DELETE FROM dedup WHERE expires_at <= ?`);
 
   return {
     logList: async ({ accountId, filter, cursor, count, order }) => {
@@ -43,8 +36,6 @@ export function logQueries(ctx: SqliteContext): LogQueries {
       if (rows.length > count && page.length > 0) result.cursor = page[page.length - 1]!.seq;
       return result;
     },
-
-    logDeleteBefore: ({ before, now }) => ctx.write(() => deleteOld.run(before).changes + deleteDedup.run(now).changes),
 
     usageAdd: ({ accountId, now, metric, count, bytes }) =>
       ctx.write(() => ctx.addUsage(accountId, now, metric, count, bytes)),

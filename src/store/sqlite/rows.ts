@@ -83,6 +83,7 @@ export const ACCOUNT_COLUMNS = [
   "region",
   "budget",
   "created_by",
+  "read_only_token",
 ] as const;
 
 /** Named parameters for inserting an account row; management fields default as a fresh account's would. */
@@ -107,6 +108,7 @@ export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[numbe
     region: a.region ?? "eu-central-1",
     budget: a.budget ?? 0,
     created_by: a.createdBy ?? "",
+    read_only_token: a.readOnlyToken ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { recordCommit } from "../../metrics/metrics.js";
 
 interface Pending {
   run: () => unknown;
@@ -62,9 +63,11 @@ export class WriteBatcher {
     this.scheduled = false;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_OPS_PER_COMMIT);
+      const startedAt = performance.now();
       const results = batch.length > 1 ? this.tryBatch(batch) : undefined;
       if (results) this.acknowledge(batch.map((p, i) => () => p.resolve(results[i])), batch);
       else for (const p of batch) this.settleAlone(p);
+      recordCommit(batch.length, startedAt);
     }
   }
 

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import { createLogger } from "../../logger.js";
+import { threadRegistry } from "../../metrics/registry.js";
 import { openStore } from "../open.js";
 import type { Store } from "../store.js";
 import { type Answer, errorToWire, forTransfer, type FromStoreThread, reviveBuffers, type ToStoreThread } from "./wire.js";
@@ -57,7 +58,11 @@ async function main(): Promise<void> {
     post({ failed: errorToWire(error) });
     return;
   }
-  const methods = store as unknown as Record<string, (params: unknown) => Promise<unknown>>;
+  const methods: Record<string, (params: unknown) => Promise<unknown>> = {
+    ...(store as unknown as Record<string, (params: unknown) => Promise<unknown>>),
+    // Not the adapter's: this thread's prom-client registry, merged into the main thread's at scrape time.
+    metricsOfStoreThread: () => threadRegistry.getMetricsAsJSON(),
+  };
   let unsubscribeDue: (() => void) | undefined;
   // Account changes made elsewhere (another node, the CLI) reach the main thread's cache as events.
   store.subscribeAccountChanges?.(() => post({ event: "accounts" }));

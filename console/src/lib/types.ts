@@ -1,0 +1,151 @@
+/** Shapes of Ferry's API answers the console reads (docs/console.md lists the routes). */
+
+export interface ServerConfig {
+  dialect: "neutral" | "upstash";
+  headerPrefix: string;
+  tokenQuery: string;
+  managementSegment: string;
+  fixedPlanPrefix: string;
+  version: string;
+}
+
+export type Limits = Record<string, number>;
+
+export interface AccountOverview {
+  accountId: string;
+  plan: string;
+  readOnly: boolean;
+  limits: Limits;
+  quota: { used: number; limit: number | null; resetsAt: number };
+  inFlight: number;
+  dlqSize: number;
+}
+
+export interface ManagementAccount {
+  id: string;
+  token: string;
+  read_only_token?: string;
+  state: string;
+  active: boolean;
+  type: string;
+  reserved_type: string;
+  creation_time: number;
+  region: string;
+}
+
+export type Headers = Record<string, string[]>;
+
+export interface LogEntry {
+  time: number;
+  messageId: string;
+  state: string;
+  url: string;
+  error?: string;
+  nextDeliveryTime?: number;
+  topicName?: string;
+  endpointName?: string;
+  queueName?: string;
+  scheduleId?: string;
+  callerIp?: string;
+  header?: Headers;
+  body?: string;
+  bodyBase64?: string;
+  responseStatus?: number;
+  responseHeaders?: Headers;
+  responseBody?: string;
+  method?: string;
+  callback?: string;
+  failureCallback?: string;
+  maxRetries?: number;
+  dlqId?: string;
+  labels?: string[];
+  flowControlKey?: string;
+}
+
+export interface MessageRecord {
+  messageId: string;
+  url: string;
+  method: string;
+  maxRetries: number;
+  notBefore: number;
+  createdAt: number;
+  header?: Headers;
+  body?: string;
+  bodyBase64?: string;
+  topicName?: string;
+  queueName?: string;
+  scheduleId?: string;
+  callback?: string;
+  failureCallback?: string;
+  labels?: string[];
+  flowControlKey?: string;
+}
+
+export interface DlqEntry extends MessageRecord {
+  dlqId: string;
+  responseStatus: number;
+  responseHeader?: Headers;
+  responseBody?: string;
+  responseBodyBase64?: string;
+}
+
+export interface Schedule {
+  scheduleId: string;
+  cron: string;
+  createdAt: number;
+  destination: string;
+  method: string;
+  isPaused: boolean;
+  retries: number;
+  header?: Headers;
+  body?: string;
+  delay?: number;
+  queueName?: string;
+  labels?: string[];
+  lastScheduleTime?: number;
+  nextScheduleTime?: number;
+  lastScheduleStates?: Record<string, string>;
+  error?: string;
+}
+
+export interface Queue {
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  parallelism: number;
+  lag: number;
+  paused: boolean;
+}
+
+export interface Topic {
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  endpoints: { name?: string; url: string }[];
+  headers?: Headers;
+}
+
+export interface FlowKey {
+  flowControlKey: string;
+  waitListSize?: number;
+  parallelismMax?: number;
+  parallelismCount?: number;
+  rateMax?: number;
+  rateCount?: number;
+  ratePeriod?: number;
+  ratePeriodStart?: number;
+  isPaused?: boolean;
+  isPinnedParallelism?: boolean;
+  isPinnedRate?: boolean;
+}
+
+export interface Point {
+  x: string;
+  y: number;
+}
+
+export interface UsageStats {
+  daily_used: Point[];
+  daily_msgsvc_messages: { id: string; data_points: Point[] }[];
+  dlq_message_count: number;
+}

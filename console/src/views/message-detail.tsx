@@ -1,0 +1,158 @@
+import { useApp } from "../lib/app-context";
+import { ApiError, enc } from "../lib/api";
+import { FINAL_STATES } from "../lib/group-logs";
+import { href } from "../lib/router";
+import type { LogEntry, MessageRecord } from "../lib/types";
+import { useAsync, useInterval } from "../lib/use-async";
+import { BodyView } from "../components/body-view";
+import {
+  ErrorBox,
+  HeadersTable,
+  KeyValues,
+  Loading,
+  PageHead,
+  StateBadge,
+  Time,
+  useAction,
+  useConfirm,
+  WriteButton,
+} from "../components/ui";
+
+/** States that follow a delivery attempt and carry its response. */
+const ATTEMPT_STATES = new Set(["ERROR", "RETRY", "DELIVERED", "FAILED"]);
+
+/**
+ * One message: its transitions from the logs (which outlive the message), and, while it is still in flight, the
+ * message record itself with a Cancel button. The record is asked for only when the logs show no final state, so
+ * a finished message costs no failing call.
+ */
+export function MessageDetail({ id }: { id: string }) {
+  const { api } = useApp();
+  const { run, busy } = useAction();
+  const confirm = useConfirm();
+  const data = useAsync(async () => {
+    const { logs } = await api.get<{ logs: LogEntry[] }>("/v2/logs", {
+      query: { messageId: id, order: "earliestFirst", count: 1000 },
+    });
+    const finished = logs.some((l) => FINAL_STATES.has(l.state));
+    let message: MessageRecord | undefined;
+    if (!finished && logs.length > 0) {
+      // The message may finish between the two calls: then it is simply gone, and the logs say how it ended.
+      message = await api.get<MessageRecord>(`/v2/messages/${enc(id)}`).catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 404) return undefined;
+        throw e;
+      });
+    }
+    return { logs, finished: finished || (logs.length > 0 && message === undefined), message };
+  }, [api, id]);
+  useInterval(() => data.reload(true), 2000, data.data !== undefined && !data.data.finished);
+
+  if (data.error) return <ErrorBox error={data.error} retry={() => data.reload()} />;
+  if (!data.data) return <Loading />;
+  const { logs, finished, message } = data.data;
+  const created = logs.find((l) => l.state === "CREATED") ?? logs[0];
+  const last = logs[logs.length - 1];
+
+  const cancel = async () => {
+    if (!(await confirm.ask(`Cancel message ${id}? It will not be delivered.`, "Cancel message"))) return;
+    await run(() => api.del(`/v2/messages/${enc(id)}`), "Cancel requested", () => data.reload(true));
+  };
+
+  return (
+    <>
+      {confirm.dialog}
+      <p>
+        <a href={href("messages")}>← Messages</a>
+      </p>
+      <PageHead title="Message" sub={id}>
+        {last && <StateBadge state={last.state} />}
+        {!finished && message && (
+          <WriteButton variant="danger" onClick={() => void cancel()} disabled={busy}>
+            Cancel
+          </WriteButton>
+        )}
+      </PageHead>
+      {logs.length === 0 ? (
+        <section class="panel">
+          <p>
+            No log entries for <code>{id}</code>. Logs are kept for the plan's retention period; an older message is
+            gone.
+          </p>
+        </section>
+      ) : (
+        <div class="split">
+          <div>
+            <section class="panel">
+              <h2>Timeline</h2>
+              <ol class="timeline" data-testid="timeline">
+                {logs.map((l, i) => (
+                  <li key={i} data-state={l.state}>
+                    <div class="t-head">
+                      <StateBadge state={l.state} />
+                      <Time ms={l.time} />
+                      {l.responseStatus !== undefined && ATTEMPT_STATES.has(l.state) && (
+                        <span class="muted">HTTP {l.responseStatus}</span>
+                      )}
+                      {l.nextDeliveryTime && (
+                        <span class="muted">
+                          next try <Time ms={l.nextDeliveryTime} />
+                        </span>
+                      )}
+                      {l.dlqId && (
+                        <a href={href("dlq", l.dlqId)} class="small">
+                          in the DLQ
+                        </a>
+                      )}
+                    </div>
+                    {(l.error || ATTEMPT_STATES.has(l.state)) && (
+                      <div class="t-body">
+                        {l.error && <div class="error-text">{l.error}</div>}
+                        {(l.responseHeaders || l.responseBody) && (
+                          <details>
+                            <summary>Response</summary>
+                            <h3>Headers</h3>
+                            <HeadersTable headers={l.responseHeaders} />
+                            <h3>Body</h3>
+                            <BodyView text={l.responseBody} name={`${id}-response`} />
+                          </details>
+                        )}
+                      </div>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          </div>
+          <div>
+            <section class="panel">
+              <h2>Request</h2>
+              <KeyValues
+                rows={[
+                  ["Destination", <span class="break">{created?.url}</span>],
+                  ["Method", created?.method ?? message?.method ?? "POST"],
+                  ["Created", <Time ms={created?.time} />],
+                  ["URL group", created?.topicName ?? "–"],
+                  ["Queue", created?.queueName ?? "–"],
+                  ["Schedule", created?.scheduleId ?? "–"],
+                  ["Labels", (created?.labels ?? []).join(", ") || "–"],
+                  ["Flow-control key", created?.flowControlKey ?? "–"],
+                  ["Retries", String(created?.maxRetries ?? message?.maxRetries ?? "–")],
+                  ["Callback", created?.callback ?? message?.callback ?? "–"],
+                  ["Failure callback", created?.failureCallback ?? message?.failureCallback ?? "–"],
+                ]}
+              />
+              <h3>Headers</h3>
+              <HeadersTable headers={message?.header ?? created?.header} />
+              <h3>Body</h3>
+              <BodyView
+                text={message?.body ?? created?.body}
+                base64={message?.bodyBase64 ?? created?.bodyBase64}
+                name={id}
+              />
+            </section>
+          </div>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,164 @@
+import { useState } from "preact/hooks";
+import { useApp } from "../lib/app-context";
+import { enc } from "../lib/api";
+import { count } from "../lib/format";
+import type { Queue } from "../lib/types";
+import { useAsync, useInterval } from "../lib/use-async";
+import {
+  Badge,
+  Button,
+  Dialog,
+  Empty,
+  ErrorBox,
+  Field,
+  Loading,
+  PageHead,
+  Time,
+  useAction,
+  useConfirm,
+  WriteButton,
+} from "../components/ui";
+
+export function Queues() {
+  const { api, account } = useApp();
+  const { run, busy } = useAction();
+  const confirm = useConfirm();
+  const list = useAsync(() => api.get<Queue[]>("/v2/queues"), [api]);
+  useInterval(() => list.reload(true), 5000, true);
+  const [editing, setEditing] = useState<{ name: string; parallelism: string; isNew: boolean }>();
+  const reload = () => list.reload(true);
+  const max = account.limits.max_parallelism ?? 100;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!editing) return;
+    const ok = await run(
+      () => api.post("/v2/queues", { body: { queueName: editing.name.trim(), parallelism: Number(editing.parallelism) } }),
+      editing.isNew ? "Queue created" : "Parallelism changed",
+      reload,
+    );
+    if (ok) setEditing(undefined);
+  };
+
+  return (
+    <>
+      {confirm.dialog}
+      <PageHead title="Queues" sub="Ordered delivery with a bounded number of messages in flight per queue.">
+        <WriteButton variant="primary" onClick={() => setEditing({ name: "", parallelism: "1", isNew: true })}>
+          New queue
+        </WriteButton>
+      </PageHead>
+      <section class="panel flush">
+        {list.error && <ErrorBox error={list.error} retry={() => list.reload()} />}
+        {list.loading && !list.data && <Loading />}
+        {list.data && list.data.length === 0 && (
+          <Empty title="No queues yet">
+            Create one with “New queue”, or enqueue a message to a new queue name and it is created for you.
+          </Empty>
+        )}
+        {list.data && list.data.length > 0 && (
+          <div class="table-wrap">
+            <table class="table" data-testid="queues-table">
+              <thead>
+                <tr>
+                  <th>Queue</th>
+                  <th class="num">Lag</th>
+                  <th class="num">Parallelism</th>
+                  <th>State</th>
+                  <th>Updated</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((q) => (
+                  <tr key={q.name} data-queue={q.name}>
+                    <td class="mono">{q.name}</td>
+                    <td class="num">{count(q.lag)}</td>
+                    <td class="num">{q.parallelism}</td>
+                    <td>{q.paused ? <Badge kind="warn">paused</Badge> : <Badge kind="ok">active</Badge>}</td>
+                    <td>
+                      <Time ms={q.updatedAt} />
+                    </td>
+                    <td>
+                      <div class="row-actions">
+                        <WriteButton
+                          small
+                          onClick={() => setEditing({ name: q.name, parallelism: String(q.parallelism), isNew: false })}
+                        >
+                          Parallelism
+                        </WriteButton>
+                        <WriteButton
+                          small
+                          disabled={busy}
+                          onClick={() =>
+                            void run(
+                              () => api.post(`/v2/queues/${enc(q.name)}/${q.paused ? "resume" : "pause"}`),
+                              q.paused ? "Resumed" : "Paused",
+                              reload,
+                            )
+                          }
+                        >
+                          {q.paused ? "Resume" : "Pause"}
+                        </WriteButton>
+                        <WriteButton
+                          small
+                          variant="danger"
+                          disabled={busy}
+                          onClick={() =>
+                            void (async () => {
+                              if (!(await confirm.ask(`Delete queue ${q.name}? Its waiting messages are deleted too.`, "Delete"))) return;
+                              await run(() => api.del(`/v2/queues/${enc(q.name)}`), "Deleted", reload);
+                            })()
+                          }
+                        >
+                          Delete
+                        </WriteButton>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <Dialog
+        title={editing?.isNew ? "New queue" : `Parallelism of ${editing?.name ?? ""}`}
+        open={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+      >
+        {editing && (
+          <form class="form" onSubmit={(e) => void save(e)}>
+            {editing.isNew && (
+              <Field label="Name" hint="Letters, digits, -, _ and .">
+                <input
+                  name="queueName"
+                  required
+                  value={editing.name}
+                  onInput={(e) => setEditing({ ...editing, name: e.currentTarget.value })}
+                />
+              </Field>
+            )}
+            <Field label="Parallelism" hint={`Messages of this queue in flight at once (1–${max}).`}>
+              <input
+                name="parallelism"
+                type="number"
+                min={1}
+                max={max}
+                required
+                value={editing.parallelism}
+                onInput={(e) => setEditing({ ...editing, parallelism: e.currentTarget.value })}
+              />
+            </Field>
+            <div class="actions">
+              <Button onClick={() => setEditing(undefined)}>Cancel</Button>
+              <Button type="submit" variant="primary" disabled={busy}>
+                Save
+              </Button>
+            </div>
+          </form>
+        )}
+      </Dialog>
+    </>
+  );
+}

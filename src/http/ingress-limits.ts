@@ -1,0 +1,112 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyHttpOptions, FastifyInstance } from "fastify";
+import type { Config } from "../config.js";
+import { AppError } from "../errors.js";
+import { limitsOf } from "../services/accounts.js";
+
+/**
+ * What the server accepts from a client before it cuts the request off (docs/reliability.md, "Ingress limits").
+ * Every cut-off answers a status and `{"error": "..."}` naming the limit, then closes that connection only.
+ */
+/** Request line plus headers (Node's default, named here so the docs and the error message agree). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** How often Node looks for connections past headersTimeout/requestTimeout: the cut-off comes at most this late. */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+type IngressConfig = Pick<Config, "headersTimeoutMs" | "requestTimeoutMs" | "maxConnections">;
+
+/** Fastify options of the limits that must be set when the server is created. */
+export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<Server> {
+  return {
+    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    requestTimeout: config.requestTimeoutMs,
+    // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
+    keepAliveTimeout: 72_000,
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config),
+  };
+}
+
+/** Limits set on the Node server once it exists: the headers timeout and the connection cap. */
+export function applyIngressLimits(app: FastifyInstance, config: IngressConfig): void {
+  const server = app.server as Server<typeof IncomingMessage, typeof ServerResponse>;
+  // Must stay below requestTimeout (Node checks both on the same interval).
+  server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
+  limitConnections(server, config.maxConnections);
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Socket, config: IngressConfig): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  let status = 400;
+  let message = `invalid request: ${error.code ?? "malformed HTTP"}`;
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    status = 408;
+    message = `request timeout: the headers did not arrive within ${config.headersTimeoutMs} ms, or the whole request within ${config.requestTimeoutMs} ms`;
+  } else if (error.code === "HPE_HEADER_OVERFLOW") {
+    status = 431;
+    message = `request line and headers: more than ${MAX_HEADER_BYTES} bytes`;
+  }
+  write(socket, status, message);
+}
+
+const reasons: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+  503: "Service Unavailable",
+};
+
+function write(socket: Socket, status: number, message: string, extra = ""): void {
+  const body = JSON.stringify({ error: message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${extra}Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
+}
+
+/**
+ * At most `max` connections at once. A connection over the cap is answered 503 with `Retry-After: 1` and closed
+ * before any HTTP handling (Node's own `maxConnections` would drop it without a word).
+ */
+function limitConnections(server: Server, max: number): void {
+  const handlers = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  let open = 0;
+  server.on("connection", (socket: Socket) => {
+    if (open >= max) {
+      socket.on("error", () => {});
+      write(socket, 503, `too many connections: the server allows ${max} at once, retry shortly`, "Retry-After: 1\r\n");
+      return;
+    }
+    open++;
+    socket.once("close", () => open--);
+    for (const handler of handlers) handler.call(server, socket);
+  });
+}
+
+/** Routes whose body is one message, bounded by the account's plan (`max_message_size`). */
+const ONE_MESSAGE_ROUTES = /^\/v2\/(publish|enqueue|schedules)\//i;
+
+/**
+ * A message body announced (Content-Length) larger than the plan's `max_message_size` is refused with a 413 before
+ * it is read, however slowly it is sent. Bodies without a length are read up to the server's body limit and checked
+ * when complete; requestTimeout bounds a slow one.
+ */
+export function refuseOversizedMessages(messaging: FastifyInstance): void {
+  messaging.addHook("preParsing", async (request) => {
+    const announced = Number(request.headers["content-length"]);
+    if (!Number.isFinite(announced) || !ONE_MESSAGE_ROUTES.test(request.url)) return;
+    const max = limitsOf(request.account).max_message_size;
+    if (announced > max) {
+      throw new AppError(
+        "payload_too_large",
+        `invalid body: ${announced} bytes is above the plan's max_message_size (${max})`,
+        // The rest of the body is not worth reading: the connection closes after the answer.
+        { Connection: "close" },
+      );
+    }
+  });
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from "fastify";
+import { isStatsPeriod } from "../../domain/stats-period.js";
+import { invalidField } from "../../errors.js";
+import { accountOverview } from "../../services/account-overview.js";
+import type { Services } from "../../services/context.js";
+import { usageStats } from "../../services/stats.js";
+import { readable } from "../plugins/auth.js";
+import { type Query, rejectUnknownKeys, single } from "../query.js";
+import { wirePlanName } from "../views/account-view.js";
+
+/**
+ * The token's own account on the messaging API (docs/console.md): what the console shows on its overview without
+ * management credentials. Both are reads, open to the read-only token, which `readOnly` then reports so the console
+ * disables its write buttons.
+ */
+export function accountRoutes(app: FastifyInstance, services: Services): void {
+  app.get("/v2/account", readable, async (request) => {
+    rejectUnknownKeys(request.query as Query, new Set(), services.dialect.tokenQuery);
+    return accountOverview(services, request.account, {
+      readOnly: request.readOnly,
+      planName: wirePlanName(request.account.plan, services.dialect),
+    });
+  });
+
+  /** The management API's usage statistics (docs/management.md) for the token's account; `period` default 1h. */
+  app.get("/v2/account/stats", readable, async (request) => {
+    const query = request.query as Query;
+    rejectUnknownKeys(query, new Set(["period"]), services.dialect.tokenQuery);
+    const period = single(query, "period") ?? "1h";
+    if (!isStatsPeriod(period)) {
+      throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
+    }
+    return usageStats(services, request.account, period);
+  });
+}

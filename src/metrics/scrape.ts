@@ -1,0 +1,94 @@
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from "prom-client";
+import type { StoreGauges } from "../store/ops-store.js";
+import type { Store } from "../store/store.js";
+import {
+  deliveryLag,
+  dlqSize,
+  flowControlWaitLists,
+  gaugeReadFailures,
+  gaugesAge,
+  messagesByState,
+  queueLag,
+} from "./metrics.js";
+import { threadRegistry } from "./registry.js";
+
+/** A scrape waits this long for the database-derived gauges, then serves the cached values. */
+const GAUGE_READ_TIMEOUT_MS = 1000;
+/** Gauges read less than this long ago are served from the cache (several scrapers, one read). */
+const GAUGE_CACHE_MS = 2000;
+
+type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+
+/**
+ * The scrape side of /metrics for one node (docs/metrics.md): refreshes the database-derived gauges (bounded
+ * reads, a short timeout, a cached value), then merges this thread's registry with the store thread's, so one
+ * scrape sees every thread of the process.
+ */
+export class MetricsScraper {
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  get contentType(): string {
+    return threadRegistry.contentType;
+  }
+
+  async render(): Promise<string> {
+    await this.refreshGauges();
+    const parts: MetricsJson[] = [await threadRegistry.getMetricsAsJSON()];
+    if (this.store.metricsOfStoreThread) {
+      try {
+        parts.push(await this.store.metricsOfStoreThread());
+      } catch {
+        // The store thread's counters are missing from this scrape only; the main thread's still answer.
+        gaugeReadFailures.inc();
+      }
+    }
+    const merged = parts.length === 1 ? threadRegistry : AggregatorRegistry.aggregate(parts);
+    return merged.metrics();
+  }
+
+  private async refreshGauges(): Promise<void> {
+    if (this.now() - this.readAt >= GAUGE_CACHE_MS) {
+      this.reading ??= this.readGauges().finally(() => {
+        this.reading = undefined;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, GAUGE_READ_TIMEOUT_MS);
+      });
+      await Promise.race([this.reading, timeout]);
+      clearTimeout(timer);
+    }
+    gaugesAge.set(Number.isFinite(this.readAt) ? Math.max(0, (this.now() - this.readAt) / 1000) : 0);
+  }
+
+  private async readGauges(): Promise<void> {
+    try {
+      const now = this.now();
+      this.apply(await this.store.opsGauges({ now }), now);
+      this.readAt = now;
+    } catch {
+      gaugeReadFailures.inc();
+    }
+  }
+
+  private apply(g: StoreGauges, now: number): void {
+    const m = g.messages;
+    messagesByState.set({ state: "pending" }, m.pending);
+    messagesByState.set({ state: "delayed" }, m.delayed);
+    messagesByState.set({ state: "active" }, m.active);
+    messagesByState.set({ state: "retrying" }, m.retrying);
+    messagesByState.set({ state: "waiting_flow_control" }, m.waitingFlowControl);
+    messagesByState.set({ state: "waiting_global" }, m.waitingGlobal);
+    messagesByState.set({ state: "queued" }, m.queued);
+    dlqSize.set(g.dlqSize);
+    queueLag.set(g.queueLag);
+    flowControlWaitLists.set(g.flowControlWaitLists);
+    deliveryLag.set(g.oldestDueAt === undefined ? 0 : Math.max(0, (now - g.oldestDueAt) / 1000));
+  }
+}

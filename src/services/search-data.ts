@@ -1,0 +1,280 @@
+import { type SearchIndex, type SearchLimits, searchLimits } from "../domain/search.js";
+import { AppError, invalidField } from "../errors.js";
+import {
+  type DocumentView,
+  documentId,
+  parseDocuments,
+  queryTerms,
+} from "../search/documents.js";
+import type { Embedder } from "../search/embedder.js";
+import { parseFilter } from "../search/filter.js";
+import type { DocumentSelector, SearchUsageKind, StoredDocument } from "../store/search-document-store.js";
+import type { Services } from "./context.js";
+
+/**
+ * Use cases of the search data plane (docs/search.md): what each route of an index's endpoint does, with the
+ * plan limits of seed 2.1 (src/domain/search.ts). `namespace` is the `{i}` index name inside the endpoint.
+ */
+
+const DAY_MS = 86_400_000;
+
+type Body = Record<string, unknown>;
+
+function bool(body: Body, field: string, fallback: boolean): boolean {
+  const v = body[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "boolean") throw invalidField(field, "must be a boolean");
+  return v;
+}
+
+function int(body: Body, field: string, fallback: number): number {
+  const v = body[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) throw invalidField(field, "must be a positive integer");
+  return v;
+}
+
+function perRequest(limit: number, name: keyof SearchLimits, n: number, what: string): void {
+  if (limit >= 0 && n > limit) {
+    throw new AppError("invalid_input", `${name} exceeded: ${n} ${what} in one request, the plan allows ${limit}`);
+  }
+}
+
+const startOfDay = (now: number) => now - (now % DAY_MS);
+function startOfMonth(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** Per-second counters of one node: max_writes_per_second and max_query_per_second (docs/search.md "Limits"). */
+class RateWindows {
+  private readonly windows = new Map<string, { second: number; used: number }>();
+  take(key: string, now: number, n: number, limit: number, name: string): void {
+    if (limit < 0) return;
+    const second = Math.floor(now / 1000);
+    let w = this.windows.get(key);
+    if (!w || w.second !== second) {
+      if (this.windows.size > 10_000) this.windows.clear();
+      w = { second, used: 0 };
+      this.windows.set(key, w);
+    }
+    if (w.used + n > limit) {
+      throw new AppError("rate_limited", `${name} exceeded: the plan allows ${limit} per second`, {
+        "retry-after": "1",
+      });
+    }
+    w.used += n;
+  }
+}
+
+function view(doc: StoredDocument, includeData: boolean, includeMetadata: boolean): DocumentView {
+  const out: DocumentView = { id: doc.id };
+  if (includeData) out.content = JSON.parse(doc.contentJson) as Record<string, unknown>;
+  if (includeMetadata) out.metadata = doc.metadataJson === null ? null : (JSON.parse(doc.metadataJson) as Record<string, unknown>);
+  return out;
+}
+
+/** `""` or `"0"` start; otherwise the base64url of the last id returned (never `"0"`, whatever the ids). */
+const encodeCursor = (id: string) => Buffer.from(id, "utf8").toString("base64url");
+function decodeCursor(cursor: unknown): string | undefined {
+  if (cursor === undefined || cursor === null || cursor === "" || cursor === "0" || cursor === 0) return undefined;
+  if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidField("cursor", "is not a cursor this index returned");
+  return Buffer.from(cursor, "base64url").toString("utf8");
+}
+
+export function searchDataPlane(services: Services, embedder: Embedder) {
+  const { store, clock } = services;
+  const rates = new RateWindows();
+  const limitsOf = (index: SearchIndex) => searchLimits[index.type];
+
+  async function consume(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): Promise<void> {
+    const limits = limitsOf(index);
+    const [since, limit, name] =
+      kind === "update"
+        ? [startOfDay(now), limits.max_daily_updates, "max_daily_updates"]
+        : kind === "query"
+          ? [startOfDay(now), limits.max_daily_queries, "max_daily_queries"]
+          : [startOfMonth(now), limits.max_monthly_reranks, "max_monthly_reranks"];
+    const r = await store.searchUsageConsume({ indexId: index.id, kind, n, now, since, limit });
+    if (!r.allowed) {
+      throw new AppError("rate_limited", `${name} exceeded: ${r.used} used of ${limit}`);
+    }
+  }
+
+  /** An operation refused after it was counted (a full index, an embedder down) is not counted. */
+  async function refund(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): Promise<void> {
+    await store.searchUsageConsume({ indexId: index.id, kind, n: -n, now, since: now, limit: -1 });
+  }
+
+  function write(index: SearchIndex, n: number, now: number): void {
+    rates.take(`${index.id}:w`, now, Math.max(1, n), limitsOf(index).max_writes_per_second, "max_writes_per_second");
+  }
+  function read(index: SearchIndex, now: number): void {
+    rates.take(`${index.id}:q`, now, 1, limitsOf(index).max_query_per_second, "max_query_per_second");
+  }
+
+  /** Embeds and checks one dimension, so a store never sees a vector of the wrong size. */
+  async function embed(texts: string[]): Promise<{ vectors: Float32Array[]; dimension: number }> {
+    const vectors = await embedder.embed(texts);
+    return { vectors, dimension: vectors[0]?.length ?? 0 };
+  }
+
+  /** Fetch passes its read limit, delete its write limit: ids count against the one of the route. */
+  function selector(body: unknown, allowFilter: boolean, maxIds: number, limitName: keyof SearchLimits): DocumentSelector {
+    if (typeof body === "string" || typeof body === "number") return { ids: [documentId(body, "ids[0]")] };
+    if (Array.isArray(body)) return selector({ ids: body }, allowFilter, maxIds, limitName);
+    if (typeof body !== "object" || body === null) throw invalidField("body", "must name ids, a prefix or a filter");
+    const b = body as Body;
+    if (b.ids !== undefined) {
+      const raw = Array.isArray(b.ids) ? b.ids : [b.ids];
+      perRequest(maxIds, limitName, raw.length, "ids");
+      return { ids: raw.map((id, i) => documentId(id, `ids[${i}]`)) };
+    }
+    if (b.prefix !== undefined) {
+      if (typeof b.prefix !== "string") throw invalidField("prefix", "must be a string");
+      return { prefix: b.prefix };
+    }
+    if (allowFilter && b.filter !== undefined) {
+      if (typeof b.filter !== "string") throw invalidField("filter", "must be a string");
+      const filter = parseFilter(b.filter);
+      if (!filter) throw invalidField("filter", "must not be empty (reset deletes every document)");
+      return { filter };
+    }
+    throw invalidField("body", allowFilter ? "must hold ids, prefix or filter" : "must hold ids or prefix");
+  }
+
+  return {
+    embedderName: embedder.name,
+
+    async upsert(index: SearchIndex, namespace: string, body: unknown): Promise<"Success"> {
+      const docs = parseDocuments(body);
+      const now = clock.now();
+      perRequest(limitsOf(index).max_writes_per_request, "max_writes_per_request", docs.length, "documents");
+      if (docs.length === 0) return "Success";
+      write(index, docs.length, now);
+      await consume(index, "update", docs.length, now);
+      try {
+        const { vectors, dimension } = await embed(docs.map((d) => d.text));
+        await store.searchDocUpsert({
+          indexId: index.id,
+          namespace,
+          docs: docs.map((d, i) => ({ ...d, embedding: vectors[i]! })),
+          embedder: { name: embedder.name, dimension },
+          maxDocuments: limitsOf(index).max_vector_count,
+        });
+      } catch (error) {
+        await refund(index, "update", docs.length, now);
+        throw error;
+      }
+      return "Success";
+    },
+
+    async search(index: SearchIndex, namespace: string, body: Body) {
+      const now = clock.now();
+      if (typeof body.query !== "string") throw invalidField("query", "is required and must be a string");
+      const topK = int(body, "topK", 10);
+      perRequest(limitsOf(index).max_reads_per_request, "max_reads_per_request", topK, "results (topK)");
+      const w = body.semanticWeight ?? 0.75;
+      if (typeof w !== "number" || !(w >= 0 && w <= 1)) throw invalidField("semanticWeight", "must be a number from 0 to 1");
+      if (body.filter !== undefined && body.filter !== null && typeof body.filter !== "string") {
+        throw invalidField("filter", "must be a string");
+      }
+      const filter = typeof body.filter === "string" ? parseFilter(body.filter) : undefined;
+      const includeData = bool(body, "includeData", false);
+      const includeMetadata = bool(body, "includeMetadata", false);
+      // Accepted: without a language model, enrichment is the stemming both stores always apply.
+      bool(body, "inputEnrichment", true);
+      const reranking = bool(body, "reranking", false);
+      read(index, now);
+      if (reranking) await consume(index, "rerank", 1, now);
+      await consume(index, "query", 1, now);
+      const { vectors, dimension } = await embed([body.query]);
+      const hits = await store.searchDocQuery({
+        indexId: index.id,
+        namespace,
+        terms: queryTerms(body.query),
+        embedding: vectors[0]!,
+        embedder: { name: embedder.name, dimension },
+        semanticWeight: w,
+        topK,
+        ...(filter ? { filter } : {}),
+      });
+      return hits.map((h) => ({ ...view(h, includeData, includeMetadata), score: h.score }));
+    },
+
+    async fetch(index: SearchIndex, namespace: string, body: unknown) {
+      const now = clock.now();
+      const max = limitsOf(index).max_reads_per_request;
+      const sel = selector(body, false, max, "max_reads_per_request");
+      const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Body;
+      const includeData = bool(b, "includeData", false);
+      const includeMetadata = bool(b, "includeMetadata", false);
+      read(index, now);
+      await consume(index, "query", 1, now);
+      const docs = await store.searchDocFetch({ indexId: index.id, namespace, selector: sel, limit: max < 0 ? 1000 : max });
+      return docs.map((d) => (d ? view(d, includeData, includeMetadata) : null));
+    },
+
+    async delete(index: SearchIndex, namespace: string, body: unknown) {
+      const now = clock.now();
+      const sel = selector(body, true, limitsOf(index).max_writes_per_request, "max_writes_per_request");
+      const n = "ids" in sel ? sel.ids.length : 1;
+      write(index, n, now);
+      await consume(index, "update", n, now);
+      return { deleted: await store.searchDocDelete({ indexId: index.id, namespace, selector: sel }) };
+    },
+
+    async range(index: SearchIndex, namespace: string, body: Body) {
+      const now = clock.now();
+      const limit = int(body, "limit", 100);
+      perRequest(limitsOf(index).max_reads_per_request, "max_reads_per_request", limit, "documents (limit)");
+      const after = decodeCursor(body.cursor);
+      if (body.prefix !== undefined && body.prefix !== null && typeof body.prefix !== "string") {
+        throw invalidField("prefix", "must be a string");
+      }
+      const includeData = bool(body, "includeData", false);
+      const includeMetadata = bool(body, "includeMetadata", false);
+      read(index, now);
+      await consume(index, "query", 1, now);
+      const docs = await store.searchDocRange({
+        indexId: index.id,
+        namespace,
+        after,
+        limit: limit + 1,
+        ...(typeof body.prefix === "string" ? { prefix: body.prefix } : {}),
+      });
+      const page = docs.slice(0, limit);
+      return {
+        nextCursor: docs.length > limit ? encodeCursor(page[page.length - 1]!.id) : "",
+        vectors: page.map((d) => view(d, includeData, includeMetadata)),
+      };
+    },
+
+    async reset(index: SearchIndex, namespace: string | undefined): Promise<"Success"> {
+      write(index, 1, clock.now());
+      await store.searchDocReset({ indexId: index.id, ...(namespace === undefined ? {} : { namespace }) });
+      return "Success";
+    },
+
+    async listNamespaces(index: SearchIndex): Promise<string[]> {
+      return (await store.searchDocInfo({ indexId: index.id })).namespaces.map((n) => n.namespace);
+    },
+
+    async info(index: SearchIndex) {
+      const info = await store.searchDocInfo({ indexId: index.id });
+      const total = info.namespaces.reduce((s, n) => s + n.documents, 0);
+      return {
+        vectorCount: total,
+        pendingVectorCount: 0,
+        indexSize: info.bytes,
+        dimension: info.embedder?.dimension ?? 0,
+        similarityFunction: "COSINE",
+        namespaces: Object.fromEntries(
+          info.namespaces.map((n) => [n.namespace, { vectorCount: n.documents, pendingVectorCount: 0 }]),
+        ),
+      };
+    },
+  };
+}
+
+export type SearchDataPlane = ReturnType<typeof searchDataPlane>;

@@ -1,0 +1,41 @@
+import type { RetentionStore, RetentionTable } from "../retention-store.js";
+import type { PgContext } from "./context.js";
+
+/** Each table's time column, indexed by logs_time, dedup_expires, usage_minute and request_quota_day. */
+const TIME_COLUMN: Record<RetentionTable, string> = {
+  logs: "time",
+  dedup: "expires_at",
+  usage: "minute",
+  request_quota: "day",
+};
+
+/**
+ * One chunk: rows picked by the time index and locked with SKIP LOCKED, so nodes trimming at once take different
+ * rows instead of waiting for each other; the outer condition is checked again in case a row was updated meanwhile
+ * (a deduplication key reused by a publish gets a new expiry and stays).
+ */
+const chunkSql = (table: RetentionTable) => {
+  const column = TIME_COLUMN[table];
+  return {
+    name: `ferry_retention_${table}`,
+    text: `WITH gone AS (
+      DELETE FROM ${table} WHERE ctid IN (
+        SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+      AND ${column} < $1 RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`,
+  };
+};
+
+export function retentionQueries(ctx: PgContext): RetentionStore {
+  const statements = Object.fromEntries(
+    (Object.keys(TIME_COLUMN) as RetentionTable[]).map((table) => [table, chunkSql(table)]),
+  ) as Record<RetentionTable, { name: string; text: string }>;
+  return {
+    // Autocommit on a pooled connection, not through group commit: a chunk must not lengthen the transactions
+    // that acknowledge publishes. It touches only expired rows, which no publish writes.
+    retentionDelete: async ({ table, before, limit }) => {
+      const [row] = await ctx.query<{ n: number }>(statements[table], [before, limit]);
+      return row?.n ?? 0;
+    },
+  };
+}

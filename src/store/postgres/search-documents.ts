@@ -1,0 +1,297 @@
+import { AppError } from "../../errors.js";
+import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
+import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
+import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
+import { embedderMismatch } from "../sqlite/search-documents.js";
+import type { PgContext, Tx } from "./context.js";
+import { Params } from "./filters.js";
+import { postgresFilter } from "./search-filter.js";
+
+/**
+ * The search data plane on PostgreSQL (docs/search.md "Storage"): a tsvector with a GIN index for the full-text side
+ * (ts_rank, english configuration), embeddings scored exactly in this process (no pgvector on Debian 12's PG 15).
+ */
+
+interface DocRow {
+  seq: string;
+  id: string;
+  content: string;
+  metadata: string | null;
+}
+
+const bytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
+const tsQuery = (terms: string[]) => terms.join(" | ");
+const DOC_COLUMNS = "seq, id, content::text AS content, metadata::text AS metadata";
+
+function cosine(query: Float32Array, raw: Buffer): number {
+  // A Buffer from pg may not be 4-byte aligned: copy when it is not.
+  const aligned = raw.byteOffset % 4 === 0 ? raw : Buffer.from(raw);
+  const v = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
+  let s = 0;
+  const n = Math.min(v.length, query.length);
+  for (let i = 0; i < n; i++) s += v[i]! * query[i]!;
+  return s;
+}
+
+export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
+  async function state(indexId: string, tx?: Tx) {
+    const sql = `SELECT embedder, dimension, documents::int AS documents FROM search_index_state WHERE index_id = $1${tx ? " FOR UPDATE" : ""}`;
+    const rows = await (tx ?? ctx).query<{ embedder: string; dimension: number; documents: number }>(sql, [indexId]);
+    return rows[0];
+  }
+
+  function selectWhere(indexId: string, namespace: string, selector: DocumentSelector, params: Params): string {
+    let where = `d.index_id = ${params.add(indexId)} AND d.namespace = ${params.add(namespace)}`;
+    if ("ids" in selector) where += ` AND d.id = ANY(${params.add(selector.ids)}::text[])`;
+    else if ("prefix" in selector) {
+      where += ` AND left(d.id, length(${params.add(selector.prefix)})) = ${params.add(selector.prefix)}`;
+    } else where += ` AND ${postgresFilter(selector.filter, params)}`;
+    return where;
+  }
+
+  async function deleteWhere(tx: Tx, indexId: string, where: string, params: Params): Promise<number> {
+    const n = await tx.execute(`DELETE FROM search_documents d WHERE ${where}`, params.values);
+    if (n > 0) {
+      await tx.execute("UPDATE search_index_state SET documents = documents - $1 WHERE index_id = $2", [n, indexId]);
+    }
+    return n;
+  }
+
+  return {
+    searchIndexListBySlug: async ({ slug }) =>
+      (
+        await ctx.query<SearchIndexRow>("SELECT * FROM search_indexes WHERE slug = $1 ORDER BY creation_time, id", [
+          slug,
+        ])
+      ).map(searchIndexFromRow),
+
+    searchDocUpsert: ({ indexId, namespace, docs, embedder, maxDocuments }) =>
+      ctx.write(async (tx) => {
+        await tx.execute(
+          `INSERT INTO search_index_state (index_id, embedder, dimension) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [indexId, embedder.name, embedder.dimension],
+        );
+        const current = (await state(indexId, tx))!;
+        if (current.documents === 0) {
+          // An empty index (never filled, or reset) takes whichever embedder fills it now.
+          await tx.execute("UPDATE search_index_state SET embedder = $1, dimension = $2 WHERE index_id = $3", [
+            embedder.name,
+            embedder.dimension,
+            indexId,
+          ]);
+        } else {
+          const mismatch = embedderMismatch(namespace, current, embedder);
+          if (mismatch) throw mismatch;
+        }
+        // One row per id (the last wins): ON CONFLICT cannot touch a row twice in one statement.
+        const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
+        const rows = await tx.query<{ inserted: boolean }>(
+          `INSERT INTO search_documents AS d (index_id, namespace, id, content, metadata, text, embedding)
+           SELECT $1, $2, u.id, u.content, u.metadata, u.text, u.embedding
+           FROM unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::bytea[]) AS u(id, content, metadata, text, embedding)
+           ON CONFLICT (index_id, namespace, id) DO UPDATE
+             SET content = excluded.content, metadata = excluded.metadata, text = excluded.text, embedding = excluded.embedding
+           RETURNING (xmax = 0) AS inserted`,
+          [
+            indexId,
+            namespace,
+            unique.map((d) => d.id),
+            unique.map((d) => d.contentJson),
+            unique.map((d) => d.metadataJson),
+            unique.map((d) => d.text),
+            unique.map((d) => bytes(d.embedding)),
+          ],
+        );
+        const added = rows.filter((r) => r.inserted).length;
+        const total = current.documents + added;
+        if (maxDocuments >= 0 && added > 0 && total > maxDocuments) {
+          throw new AppError(
+            "invalid_input",
+            `max_vector_count exceeded: the index would hold ${total} documents, its plan allows ${maxDocuments}`,
+          );
+        }
+        if (added > 0) {
+          await tx.execute("UPDATE search_index_state SET documents = documents + $1 WHERE index_id = $2", [
+            added,
+            indexId,
+          ]);
+        }
+      }),
+
+    searchDocQuery: async (q) => {
+      const current = await state(q.indexId);
+      if (!current || current.documents === 0) return [];
+      const mismatch = embedderMismatch(q.namespace, current, q.embedder);
+      if (mismatch) throw mismatch;
+      const perSide = candidatesPerSide(q.topK);
+      const useSemantic = q.semanticWeight > 0;
+      const useFulltext = q.semanticWeight < 1 && q.terms.length > 0;
+      const found = new Map<number, Candidate>();
+      const candidate = (key: number) => {
+        let c = found.get(key);
+        if (!c) found.set(key, (c = { key, semantic: 0, fulltext: 0 }));
+        return c;
+      };
+      const where = (params: Params) => {
+        let w = `d.index_id = ${params.add(q.indexId)} AND d.namespace = ${params.add(q.namespace)}`;
+        if (q.filter) w += ` AND ${postgresFilter(q.filter, params)}`;
+        return w;
+      };
+      const semanticKeys = new Set<number>();
+      const fulltextKeys = new Set<number>();
+      let similarities: Map<number, number> | undefined;
+      if (useSemantic) {
+        // Exact: every vector that passes the filter is scored here; the best `perSide` are kept.
+        const params = new Params();
+        const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
+          `SELECT seq, embedding FROM search_documents d WHERE ${where(params)}`,
+          params.values,
+        );
+        const scored = rows.map((r) => ({ key: Number(r.seq), value: cosine(q.embedding, r.embedding) }));
+        scored.sort((a, b) => b.value - a.value);
+        for (const s of scored.slice(0, perSide)) {
+          candidate(s.key).semantic = s.value;
+          semanticKeys.add(s.key);
+        }
+        // Every row's similarity is known already: the full-text hits get theirs from here.
+        if (useFulltext) similarities = new Map(scored.map((s) => [s.key, s.value]));
+      }
+      if (useFulltext) {
+        const params = new Params();
+        const query = params.add(tsQuery(q.terms));
+        const rows = await ctx.query<{ seq: string; value: number }>(
+          `SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value FROM search_documents d
+           WHERE ${where(params)} AND d.tsv @@ to_tsquery('english', ${query})
+           ORDER BY value DESC LIMIT ${params.add(perSide)}`,
+          params.values,
+        );
+        for (const r of rows) {
+          const c = candidate(Number(r.seq));
+          c.fulltext = r.value;
+          fulltextKeys.add(c.key);
+          if (similarities) c.semantic = similarities.get(c.key) ?? 0;
+        }
+        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
+        if (missing.length > 0) {
+          const rest = await ctx.query<{ seq: string; value: number }>(
+            `SELECT seq, ts_rank(tsv, to_tsquery('english', $1)) AS value FROM search_documents
+             WHERE seq = ANY($2::bigint[]) AND tsv @@ to_tsquery('english', $1)`,
+            [tsQuery(q.terms), missing],
+          );
+          for (const r of rest) candidate(Number(r.seq)).fulltext = r.value;
+        }
+      }
+      const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
+      const rows = new Map(
+        (
+          await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
+            ranked.map((r) => r.key),
+          ])
+        ).map((r) => [Number(r.seq), r]),
+      );
+      const hits: SearchHit[] = [];
+      for (const r of ranked) {
+        const row = rows.get(r.key);
+        if (row) hits.push({ ...toStored(row), score: r.score });
+      }
+      return hits;
+    },
+
+    searchDocFetch: async ({ indexId, namespace, selector, limit }) => {
+      const params = new Params();
+      const where = selectWhere(indexId, namespace, selector, params);
+      const rows = await ctx.query<DocRow>(
+        `SELECT ${DOC_COLUMNS} FROM search_documents d WHERE ${where} ORDER BY d.id${"ids" in selector ? "" : ` LIMIT ${params.add(limit)}`}`,
+        params.values,
+      );
+      if (!("ids" in selector)) return rows.map(toStored);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return selector.ids.map((id) => {
+        const row = byId.get(id);
+        return row ? toStored(row) : undefined;
+      });
+    },
+
+    searchDocDelete: ({ indexId, namespace, selector }) =>
+      ctx.write(async (tx) => {
+        const params = new Params();
+        return deleteWhere(tx, indexId, selectWhere(indexId, namespace, selector, params), params);
+      }),
+
+    searchDocRange: async ({ indexId, namespace, after, limit, prefix }) =>
+      (
+        await ctx.query<DocRow>(
+          `SELECT ${DOC_COLUMNS} FROM search_documents
+           WHERE index_id = $1 AND namespace = $2 AND id > $3 AND left(id, length($4)) = $4 ORDER BY id LIMIT $5`,
+          [indexId, namespace, after ?? "", prefix ?? "", limit],
+        )
+      ).map(toStored),
+
+    searchDocReset: ({ indexId, namespace }) =>
+      ctx.write(async (tx) => {
+        const params = new Params();
+        let where = `d.index_id = ${params.add(indexId)}`;
+        if (namespace !== undefined) where += ` AND d.namespace = ${params.add(namespace)}`;
+        await deleteWhere(tx, indexId, where, params);
+      }),
+
+    searchDocInfo: async ({ indexId }) => {
+      const namespaces = await ctx.query<{ namespace: string; documents: number }>(
+        `SELECT namespace, COUNT(*)::int AS documents FROM search_documents WHERE index_id = $1
+         GROUP BY namespace ORDER BY namespace COLLATE "C"`,
+        [indexId],
+      );
+      const size = await ctx.query<{ n: string }>(
+        `SELECT COALESCE(SUM(pg_column_size(content) + COALESCE(pg_column_size(metadata), 0) + pg_column_size(text)
+           + pg_column_size(tsv) + pg_column_size(embedding)), 0) AS n FROM search_documents WHERE index_id = $1`,
+        [indexId],
+      );
+      const current = await state(indexId);
+      return {
+        namespaces,
+        bytes: Number(size[0]?.n ?? 0),
+        ...(current ? { embedder: { name: current.embedder, dimension: current.dimension } } : {}),
+      };
+    },
+
+    searchUsageConsume: ({ indexId, kind, n, now, since, limit }) =>
+      ctx.write(async (tx) => {
+        // The index's state row (or the index row) serialises concurrent consumers of one index across nodes.
+        await tx.query("SELECT 1 FROM search_indexes WHERE id = $1 FOR UPDATE", [indexId]);
+        const rows = await tx.query<{ n: string }>(
+          "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = $1 AND kind = $2 AND minute >= $3",
+          [indexId, kind, since],
+        );
+        const used = Number(rows[0]?.n ?? 0);
+        if (limit >= 0 && used + n > limit) return { allowed: false, used };
+        await tx.execute(
+          `INSERT INTO search_usage (index_id, kind, minute, count) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (index_id, kind, minute) DO UPDATE SET count = search_usage.count + excluded.count`,
+          [indexId, kind, now - (now % 60_000), n],
+        );
+        return { allowed: true, used: used + n };
+      }),
+
+    searchUsageSum: async ({ indexId, kind, since }) => {
+      const rows = await ctx.query<{ n: string }>(
+        "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = $1 AND kind = $2 AND minute >= $3",
+        [indexId, kind, since],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
+      const out = new Array<number>(count).fill(0);
+      const rows = await ctx.query<{ minute: string; count: string }>(
+        "SELECT minute, count FROM search_usage WHERE index_id = $1 AND minute >= $2 AND minute < $3",
+        [indexId, from, from + stepMs * count],
+      );
+      for (const r of rows) {
+        const i = Math.floor((Number(r.minute) - from) / stepMs);
+        if (i >= 0 && i < count) out[i]! += Number(r.count);
+      }
+      return out;
+    },
+  };
+}

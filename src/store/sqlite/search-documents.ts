@@ -1,0 +1,334 @@
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
+import { AppError } from "../../errors.js";
+import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
+import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
+import type {
+  DocumentSelector,
+  SearchDocumentStore,
+  SearchHit,
+  StoredDocument,
+} from "../search-document-store.js";
+import type { SqliteContext } from "./context.js";
+import { sqliteFilter } from "./search-filter.js";
+
+/**
+ * The search data plane on SQLite (docs/search.md "Storage"): FTS5 with porter stemming for the full-text side, and
+ * an exact scan of the embeddings with sqlite-vec's `vec_distance_cosine` (C code over BLOBs) for the semantic side.
+ */
+
+/** Loads sqlite-vec's scalar vector functions into a connection (before migrations: nothing in them needs it). */
+export function loadVectorFunctions(db: Database.Database): void {
+  // sqlite-vec ships CommonJS with a prebuilt loadable extension per platform.
+  const require = createRequire(import.meta.url);
+  (require("sqlite-vec") as { load(db: Database.Database): void }).load(db);
+}
+
+interface DocRow {
+  rowid: number;
+  id: string;
+  content: string;
+  metadata: string | null;
+}
+
+const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
+const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
+
+export function embedderMismatch(
+  indexName: string,
+  stored: { embedder: string; dimension: number },
+  wanted: { name: string; dimension: number },
+): AppError | undefined {
+  if (stored.embedder === wanted.name && stored.dimension === wanted.dimension) return undefined;
+  return new AppError(
+    "invalid_input",
+    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); delete its documents (reset every index name of the endpoint) or configure the same embedder`,
+  );
+}
+
+export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
+  const { db } = ctx;
+  const bySlug = db.prepare("SELECT * FROM search_indexes WHERE slug = ? ORDER BY creation_time, id");
+  const getState = db.prepare("SELECT embedder, dimension, documents FROM search_index_state WHERE index_id = ?");
+  const insertState = db.prepare(
+    "INSERT INTO search_index_state (index_id, embedder, dimension, documents) VALUES (?, ?, ?, 0)",
+  );
+  const setEmbedder = db.prepare("UPDATE search_index_state SET embedder = ?, dimension = ? WHERE index_id = ?");
+  const addDocuments = db.prepare("UPDATE search_index_state SET documents = documents + ? WHERE index_id = ?");
+  const findRowid = db.prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?");
+  const insertDoc = db.prepare(
+    "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const updateDoc = db.prepare("UPDATE search_documents SET content = ?, metadata = ?, text = ? WHERE rowid = ?");
+  const upsertVector = db.prepare(
+    "INSERT OR REPLACE INTO search_vectors (rowid, index_id, namespace, embedding) VALUES (?, ?, ?, ?)",
+  );
+  const getDoc = db.prepare(
+    "SELECT rowid, id, content, metadata FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?",
+  );
+  const docsByRowids = db.prepare(
+    "SELECT rowid, id, content, metadata FROM search_documents WHERE rowid IN (SELECT value FROM json_each(?))",
+  );
+  const semanticOf = db.prepare(
+    `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
+     WHERE rowid IN (SELECT value FROM json_each(?))`,
+  );
+  const fulltextOf = db.prepare(
+    `SELECT rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts
+     WHERE search_documents_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+  );
+  const usageAdd = db.prepare(
+    `INSERT INTO search_usage (index_id, kind, minute, count) VALUES (?, ?, ?, ?)
+     ON CONFLICT (index_id, kind, minute) DO UPDATE SET count = count + excluded.count`,
+  );
+  const usageSum = db.prepare(
+    "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = ? AND kind = ? AND minute >= ?",
+  );
+
+  const state = (indexId: string) =>
+    getState.get(indexId) as { embedder: string; dimension: number; documents: number } | undefined;
+
+  /** Rowids of the selected documents (ids in any order; missing ids skipped). */
+  function selectRowids(indexId: string, namespace: string, selector: DocumentSelector, limit?: number): number[] {
+    const lim = limit === undefined ? "" : ` LIMIT ${Math.max(0, Math.floor(limit))}`;
+    if ("ids" in selector) {
+      return (
+        db
+          .prepare(
+            `SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id IN (SELECT value FROM json_each(?))`,
+          )
+          .pluck()
+          .all(indexId, namespace, JSON.stringify(selector.ids)) as number[]
+      );
+    }
+    if ("prefix" in selector) {
+      return db
+        .prepare(
+          `SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND substr(id, 1, length(?)) = ? ORDER BY id${lim}`,
+        )
+        .pluck()
+        .all(indexId, namespace, selector.prefix, selector.prefix) as number[];
+    }
+    const f = sqliteFilter(selector.filter);
+    return db
+      .prepare(`SELECT rowid FROM search_documents d WHERE index_id = ? AND namespace = ? AND ${f.sql} ORDER BY id${lim}`)
+      .pluck()
+      .all(indexId, namespace, ...f.params) as number[];
+  }
+
+  function deleteRowids(indexId: string, rowids: number[]): number {
+    if (rowids.length === 0) return 0;
+    const n = db
+      .prepare("DELETE FROM search_documents WHERE rowid IN (SELECT value FROM json_each(?))")
+      .run(JSON.stringify(rowids)).changes;
+    addDocuments.run(-n, indexId);
+    return n;
+  }
+
+  return {
+    searchIndexListBySlug: async ({ slug }) => (bySlug.all(slug) as SearchIndexRow[]).map(searchIndexFromRow),
+
+    searchDocUpsert: ({ indexId, namespace, docs, embedder, maxDocuments }) =>
+      ctx.write(() => {
+        const current = state(indexId);
+        if (current && current.documents === 0) {
+          // An empty index (never filled, or reset) takes whichever embedder fills it now.
+          setEmbedder.run(embedder.name, embedder.dimension, indexId);
+        } else if (current) {
+          const mismatch = embedderMismatch(namespace, current, embedder);
+          if (mismatch) throw mismatch;
+        } else {
+          insertState.run(indexId, embedder.name, embedder.dimension);
+        }
+        let added = 0;
+        for (const doc of docs) {
+          const existing = findRowid.get(indexId, namespace, doc.id) as { rowid: number } | undefined;
+          let rowid: number;
+          if (existing) {
+            rowid = existing.rowid;
+            updateDoc.run(doc.contentJson, doc.metadataJson, doc.text, rowid);
+          } else {
+            rowid = Number(
+              insertDoc.run(indexId, namespace, doc.id, doc.contentJson, doc.metadataJson, doc.text).lastInsertRowid,
+            );
+            added++;
+          }
+          upsertVector.run(rowid, indexId, namespace, blob(doc.embedding));
+        }
+        const total = (current?.documents ?? 0) + added;
+        if (maxDocuments >= 0 && added > 0 && total > maxDocuments) {
+          throw new AppError(
+            "invalid_input",
+            `max_vector_count exceeded: the index would hold ${total} documents, its plan allows ${maxDocuments}`,
+          );
+        }
+        if (added > 0) addDocuments.run(added, indexId);
+      }),
+
+    searchDocQuery: async (q) => {
+      const current = state(q.indexId);
+      if (!current || current.documents === 0) return [];
+      const mismatch = embedderMismatch(q.namespace, current, q.embedder);
+      if (mismatch) throw mismatch;
+      const f = q.filter ? sqliteFilter(q.filter) : undefined;
+      const perSide = candidatesPerSide(q.topK);
+      const query = blob(q.embedding);
+      const useSemantic = q.semanticWeight > 0;
+      const useFulltext = q.semanticWeight < 1 && q.terms.length > 0;
+      const match = ftsMatch(q.terms);
+      const found = new Map<number, Candidate>();
+      const candidate = (key: number) => {
+        let c = found.get(key);
+        if (!c) found.set(key, (c = { key, semantic: 0, fulltext: 0 }));
+        return c;
+      };
+      const semanticKeys = new Set<number>();
+      const fulltextKeys = new Set<number>();
+      if (useSemantic) {
+        const rows = (
+          f
+            ? db
+                .prepare(
+                  `SELECT v.rowid AS key, 1 - vec_distance_cosine(v.embedding, ?) AS value FROM search_vectors v
+                   JOIN search_documents d ON d.rowid = v.rowid
+                   WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
+                )
+                .all(query, q.indexId, q.namespace, ...f.params, perSide)
+            : db
+                .prepare(
+                  `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
+                   WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
+                )
+                .all(query, q.indexId, q.namespace, perSide)
+        ) as { key: number; value: number }[];
+        for (const r of rows) {
+          candidate(r.key).semantic = r.value;
+          semanticKeys.add(r.key);
+        }
+      }
+      if (useFulltext) {
+        const rows = db
+          .prepare(
+            `SELECT f.rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts f
+             JOIN search_documents d ON d.rowid = f.rowid
+             WHERE search_documents_fts MATCH ? AND d.index_id = ? AND d.namespace = ?${f ? ` AND ${f.sql}` : ""}
+             ORDER BY value DESC LIMIT ?`,
+          )
+          .all(match, q.indexId, q.namespace, ...(f ? f.params : []), perSide) as { key: number; value: number }[];
+        for (const r of rows) {
+          candidate(r.key).fulltext = r.value;
+          fulltextKeys.add(r.key);
+        }
+      }
+      // Each side's score for the other side's hits, so every candidate is scored on both.
+      if (useSemantic && fulltextKeys.size > 0) {
+        const missing = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
+        for (const r of semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]) {
+          candidate(r.key).semantic = r.value;
+        }
+      }
+      if (useFulltext && semanticKeys.size > 0) {
+        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
+        for (const r of fulltextOf.all(match, JSON.stringify(missing)) as { key: number; value: number }[]) {
+          candidate(r.key).fulltext = r.value;
+        }
+      }
+      const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
+      const rows = new Map(
+        (docsByRowids.all(JSON.stringify(ranked.map((r) => r.key))) as DocRow[]).map((r) => [r.rowid, r]),
+      );
+      const hits: SearchHit[] = [];
+      for (const r of ranked) {
+        const row = rows.get(r.key);
+        if (row) hits.push({ ...toStored(row), score: r.score });
+      }
+      return hits;
+    },
+
+    searchDocFetch: async ({ indexId, namespace, selector, limit }) => {
+      if ("ids" in selector) {
+        return selector.ids.map((id) => {
+          const row = getDoc.get(indexId, namespace, id) as DocRow | undefined;
+          return row ? toStored(row) : undefined;
+        });
+      }
+      const rowids = selectRowids(indexId, namespace, selector, limit);
+      const rows = new Map((docsByRowids.all(JSON.stringify(rowids)) as DocRow[]).map((r) => [r.rowid, r]));
+      return rowids.map((k) => toStored(rows.get(k)!));
+    },
+
+    searchDocDelete: ({ indexId, namespace, selector }) =>
+      ctx.write(() => deleteRowids(indexId, selectRowids(indexId, namespace, selector))),
+
+    searchDocRange: async ({ indexId, namespace, after, limit, prefix }) => {
+      const rows = db
+        .prepare(
+          `SELECT rowid, id, content, metadata FROM search_documents
+           WHERE index_id = ? AND namespace = ? AND id > ? AND substr(id, 1, length(?)) = ? ORDER BY id LIMIT ?`,
+        )
+        .all(indexId, namespace, after ?? "", prefix ?? "", prefix ?? "", limit) as DocRow[];
+      return rows.map(toStored);
+    },
+
+    searchDocReset: ({ indexId, namespace }) =>
+      ctx.write(() => {
+        const rowids = (
+          namespace === undefined
+            ? db.prepare("SELECT rowid FROM search_documents WHERE index_id = ?").pluck().all(indexId)
+            : db
+                .prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ?")
+                .pluck()
+                .all(indexId, namespace)
+        ) as number[];
+        deleteRowids(indexId, rowids);
+      }),
+
+    searchDocInfo: async ({ indexId }) => {
+      const namespaces = (
+        db
+          .prepare(
+            "SELECT namespace, COUNT(*) AS documents FROM search_documents WHERE index_id = ? GROUP BY namespace ORDER BY namespace",
+          )
+          .all(indexId) as { namespace: string; documents: number }[]
+      ).map((r) => ({ namespace: r.namespace, documents: r.documents }));
+      const bytes = (
+        db
+          .prepare(
+            `SELECT COALESCE(SUM(length(content) + COALESCE(length(metadata), 0) + length(text)), 0)
+               + (SELECT COALESCE(SUM(length(embedding)), 0) FROM search_vectors WHERE index_id = ?) AS n
+             FROM search_documents WHERE index_id = ?`,
+          )
+          .get(indexId, indexId) as { n: number }
+      ).n;
+      const current = state(indexId);
+      return {
+        namespaces,
+        bytes,
+        ...(current ? { embedder: { name: current.embedder, dimension: current.dimension } } : {}),
+      };
+    },
+
+    searchUsageConsume: ({ indexId, kind, n, now, since, limit }) =>
+      ctx.write(() => {
+        const used = (usageSum.get(indexId, kind, since) as { n: number }).n;
+        if (limit >= 0 && used + n > limit) return { allowed: false, used };
+        usageAdd.run(indexId, kind, now - (now % 60_000), n);
+        return { allowed: true, used: used + n };
+      }),
+
+    searchUsageSum: async ({ indexId, kind, since }) => (usageSum.get(indexId, kind, since) as { n: number }).n,
+
+    searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
+      const out = new Array<number>(count).fill(0);
+      const rows = db
+        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ?")
+        .all(indexId, from, from + stepMs * count) as { minute: number; count: number }[];
+      for (const r of rows) {
+        const i = Math.floor((r.minute - from) / stepMs);
+        if (i >= 0 && i < count) out[i]! += r.count;
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Receiver } from "../helpers/receiver.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { adminEnv } from "../helpers/management.js";
+import { ensureConsoleBuilt, go, launchBrowser, openPage, type PageWatch, signInWithToken } from "./harness.js";
+
+/**
+ * Every view opens without a console error or a failing API call, in light and dark mode; each is screenshotted.
+ * `npm run console:screenshots` runs this file with FERRY_SCREENSHOTS_DIR=docs/console (the pictures in
+ * docs/console.md); otherwise they go to a temporary folder.
+ */
+const shots = process.env.FERRY_SCREENSHOTS_DIR ?? join(tmpdir(), "ferry-console-shots");
+
+const VIEWS: [string, string][] = [
+  ["Overview", "overview"],
+  ["Messages", "messages"],
+  ["Dead letter queue", "dlq"],
+  ["Schedules", "schedules"],
+  ["Queues", "queues"],
+  ["URL groups", "url-groups"],
+  ["Flow control", "flow-control"],
+  ["Publish", "publish"],
+  ["Settings", "settings"],
+];
+
+let server: TestServer;
+let receiver: Receiver;
+let browser: Browser;
+let watch: PageWatch | undefined;
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  mkdirSync(shots, { recursive: true });
+  [server, receiver, browser] = await Promise.all([
+    startTestServer({ env: adminEnv }),
+    Receiver.start(),
+    launchBrowser(),
+  ]);
+  // Something to look at: delivered, failed (DLQ), scheduled, queued, grouped and flow-controlled messages.
+  receiver.setDefault((url) => (url.includes("fail") ? { status: 500, body: '{"error":"database down"}' } : { status: 200, body: "ok" }));
+  const h = { "Content-Type": "application/json" };
+  await server.call("POST", "/v2/queues", { body: JSON.stringify({ queueName: "emails", parallelism: 2 }), headers: h });
+  await server.call("POST", `/v2/topics/orders/endpoints`, {
+    body: JSON.stringify({ endpoints: [{ name: "billing", url: receiver.url("/billing") }, { url: receiver.url("/audit") }] }),
+    headers: h,
+  });
+  for (let i = 0; i < 6; i++) {
+    await server.call("POST", `/v2/publish/${receiver.url(`/ok/${i}`)}`, {
+      body: JSON.stringify({ order: i }),
+      headers: { ...h, "Svc-Label": i % 2 ? "billing" : "signup", "Svc-Flow-Control-Key": "tenant-42", "Svc-Flow-Control-Value": "parallelism=2, rate=50, period=1m" },
+    });
+  }
+  await server.call("POST", `/v2/publish/${receiver.url("/fail")}`, { body: '{"id":7}', headers: { ...h, "Svc-Retries": "0" } });
+  await server.call("POST", `/v2/publish/${receiver.url("/later")}`, { body: "{}", headers: { ...h, "Svc-Delay": "1h" } });
+  await server.call("POST", "/v2/publish/orders", { body: '{"total": 12}', headers: h });
+  await server.call("POST", `/v2/schedules/${receiver.url("/nightly")}`, { body: "{}", headers: { ...h, "Svc-Cron": "0 3 * * *" } });
+  await receiver.waitForCount(9);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await receiver?.close();
+});
+
+afterEach(async () => {
+  await watch?.context.close();
+  watch = undefined;
+});
+
+describe("every view", () => {
+  for (const scheme of ["light", "dark"] as const) {
+    it(`opens without errors (${scheme})`, async () => {
+      watch = await openPage(browser, { colorScheme: scheme });
+      const { page } = watch;
+      await page.goto(`${server.url}/console/`);
+      if (scheme === "light") await page.screenshot({ path: join(shots, "sign-in.png") });
+      await signInWithToken(page, server.url, server.token);
+      for (const [label, slug] of VIEWS) {
+        await go(page, label);
+        await page.getByRole("heading", { level: 1, name: label === "Dead letter queue" ? "Dead letter queue" : label }).waitFor();
+        await page.waitForLoadState("networkidle");
+        await page.locator(".loading").first().waitFor({ state: "detached" }).catch(() => undefined);
+        await page.screenshot({ path: join(shots, `${slug}${scheme === "dark" ? "-dark" : ""}.png`), fullPage: true });
+      }
+      expect(watch.problems).toEqual([]);
+      expect(watch.failedCalls).toEqual([]);
+    }, 90_000);
+  }
+});
