@@ -25,6 +25,8 @@ import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
 import { sustainedScenario } from "./scenarios/sustained.js";
+import { searchScenario } from "./scenarios/search.js";
+import { searchPgScenario } from "./scenarios/search-postgres.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -40,6 +42,8 @@ const scenarios: Scenario[] = [
   fanoutScenario,
   flowControlScenario,
   sustainedScenario,
+  searchScenario,
+  searchPgScenario,
 ];
 
 const aliases: Record<string, string[]> = {

@@ -21,6 +21,7 @@ import { searchRoutes } from "./http/routes/search.js";
 import { searchDataRoutes } from "./http/routes/search-data.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
 import { readinessRoutes } from "./http/routes/readiness.js";
+import { registerOpenApi } from "./http/openapi/plugin.js";
 import type { Services } from "./services/context.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
@@ -45,9 +46,11 @@ export function buildApp(services: Services): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
+  // First: every route registered after it is described in the OpenAPI document (GET /openapi.json, /docs).
+  registerOpenApi(app, services);
   // Before the API scopes: its request-metrics hook must reach their routes too.
   metricsRoutes(app, services);
-  readinessRoutes(app, services);
+  app.register(async (operations) => readinessRoutes(operations, services));
 
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {

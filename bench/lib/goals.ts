@@ -24,6 +24,10 @@ export const goals: Record<string, Goal> = {
   "pg1.delivered": { kind: "ratio", of: ["pgboss.delivered"], label: "× pg-boss", atLeast: 2 },
   "pg3.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
   "pg3.vsPg1": { kind: "ratio", of: ["pg1.delivered"], label: "× 1 node (pg1)", atLeast: 1 },
+  // Search data plane (docs/search.md): ingest against the raw store's inserts, query latency at 100,000 documents.
+  "search.ingest10k": { kind: "ratio", of: ["search.raw10k"], label: "× raw store", atLeast: 0.5 },
+  "search.ingest100k": { kind: "ratio", of: ["search.raw100k"], label: "× raw store", atLeast: 0.5 },
+  "search.p99at100k": { kind: "absolute", atMost: 50 },
   "peers.ferry": {
     kind: "ratio",
     of: ["bullmq.delivered", "pgboss.delivered"],

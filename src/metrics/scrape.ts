@@ -39,17 +39,22 @@ export class MetricsScraper {
 
   async render(): Promise<string> {
     await this.refreshGauges();
-    const parts: MetricsJson[] = [await threadRegistry.getMetricsAsJSON()];
-    if (this.store.metricsOfStoreThread) {
-      try {
-        parts.push(await this.store.metricsOfStoreThread());
-      } catch {
-        // The store thread's counters are missing from this scrape only; the main thread's still answer.
-        gaugeReadFailures.inc();
-      }
+    if (!this.store.metricsOfStoreThread) return threadRegistry.metrics();
+    let theirs: MetricsJson;
+    try {
+      theirs = await this.store.metricsOfStoreThread();
+    } catch {
+      // The store thread's metrics are missing from this scrape only; the main thread's still answer.
+      gaugeReadFailures.inc();
+      return threadRegistry.metrics();
     }
-    const merged = parts.length === 1 ? threadRegistry : AggregatorRegistry.aggregate(parts);
-    return merged.metrics();
+    // Metrics only this thread has (the process defaults among them) pass through as they are: their aggregators
+    // are meant for adding up cluster workers, and some ("omit": process_start_time_seconds) would drop them.
+    const shared = new Set(theirs.map((m) => m.name));
+    const mine = (await threadRegistry.getMetricsAsJSON()).map((m) =>
+      shared.has(m.name) ? m : { ...m, aggregator: "first" as const },
+    );
+    return AggregatorRegistry.aggregate([mine, theirs]).metrics();
   }
 
   private async refreshGauges(): Promise<void> {

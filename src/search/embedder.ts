@@ -1,3 +1,5 @@
+import { AppError } from "../errors.js";
+
 /**
  * Embeddings behind one interface (docs/search.md "Embeddings"). An index remembers the `name` of the embedder that
  * built it and the dimension of its vectors, and refuses documents or queries from another.
@@ -10,7 +12,7 @@ export interface Embedder {
 }
 
 /** Dimension of the built-in embedder: the cost of the exact vector scan grows with it (bench/scenarios/search.ts). */
-export const BUILTIN_DIMENSION = 256;
+export const BUILTIN_DIMENSION = 128;
 export const BUILTIN_NAME = "ferry-hash-v1";
 
 /** Weights of the two feature families: whole words carry meaning, character trigrams carry typo tolerance. */
@@ -66,4 +68,17 @@ export function dot(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
   return s;
+}
+
+/** The 400 of a document or query embedded otherwise than the index was built; undefined when they agree. */
+export function embedderMismatch(
+  indexName: string,
+  stored: { embedder: string; dimension: number },
+  wanted: { name: string; dimension: number },
+): AppError | undefined {
+  if (stored.embedder === wanted.name && stored.dimension === wanted.dimension) return undefined;
+  return new AppError(
+    "invalid_input",
+    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); delete its documents (reset every index name of the endpoint) or configure the same embedder`,
+  );
 }

@@ -10,6 +10,7 @@ import type { Embedder } from "../search/embedder.js";
 import { parseFilter } from "../search/filter.js";
 import type { DocumentSelector, SearchUsageKind, StoredDocument } from "../store/search-document-store.js";
 import type { Services } from "./context.js";
+import { searchUsage } from "./search-usage.js";
 
 /**
  * Use cases of the search data plane (docs/search.md): what each route of an index's endpoint does, with the
@@ -87,6 +88,8 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
   const rates = new RateWindows();
   const limitsOf = (index: SearchIndex) => searchLimits[index.type];
 
+  const usage = searchUsage(store);
+
   async function consume(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): Promise<void> {
     const limits = limitsOf(index);
     const [since, limit, name] =
@@ -95,15 +98,12 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
         : kind === "query"
           ? [startOfDay(now), limits.max_daily_queries, "max_daily_queries"]
           : [startOfMonth(now), limits.max_monthly_reranks, "max_monthly_reranks"];
-    const r = await store.searchUsageConsume({ indexId: index.id, kind, n, now, since, limit });
-    if (!r.allowed) {
-      throw new AppError("rate_limited", `${name} exceeded: ${r.used} used of ${limit}`);
-    }
+    await usage.take({ indexId: index.id, kind, n, now, since, limit }, name);
   }
 
   /** An operation refused after it was counted (a full index, an embedder down) is not counted. */
-  async function refund(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): Promise<void> {
-    await store.searchUsageConsume({ indexId: index.id, kind, n: -n, now, since: now, limit: -1 });
+  function refund(index: SearchIndex, kind: SearchUsageKind, n: number, now: number): void {
+    usage.add(index.id, kind, -n, now);
   }
 
   function write(index: SearchIndex, n: number, now: number): void {
@@ -145,6 +145,25 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
 
   return {
     embedderName: embedder.name,
+    /** Counts a request's body against max_monthly_bandwidth before it runs (429 once the month's bytes are spent). */
+    async takeBandwidth(index: SearchIndex, bytes: number): Promise<void> {
+      const now = clock.now();
+      await usage.take(
+        {
+          indexId: index.id,
+          kind: "bandwidth",
+          n: bytes,
+          now,
+          since: startOfMonth(now),
+          limit: limitsOf(index).max_monthly_bandwidth,
+        },
+        "max_monthly_bandwidth",
+      );
+    },
+    /** Counts an answer's body (never refused: the request was already served). */
+    addBandwidth: (index: SearchIndex, bytes: number) => usage.add(index.id, "bandwidth", bytes, clock.now()),
+    /** Writes the buffered counters (the server is closing). */
+    flushUsage: () => usage.flush(),
 
     async upsert(index: SearchIndex, namespace: string, body: unknown): Promise<"Success"> {
       const docs = parseDocuments(body);
@@ -163,7 +182,7 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
           maxDocuments: limitsOf(index).max_vector_count,
         });
       } catch (error) {
-        await refund(index, "update", docs.length, now);
+        refund(index, "update", docs.length, now);
         throw error;
       }
       return "Success";

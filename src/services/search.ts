@@ -12,6 +12,8 @@ import {
 import { invalidField, notFound } from "../errors.js";
 import type { Customer } from "../store/management-store.js";
 import type { Services } from "./context.js";
+import { searchUsage } from "./search-usage.js";
+import type { SearchUsageKind } from "../store/search-document-store.js";
 
 /** Search-index use cases (reference §10.1). Every lookup is scoped to the customer: another's id is a 404. */
 
@@ -110,6 +112,10 @@ export async function searchIndexThroughput(services: Services, index: SearchInd
     stepMs: win.stepMs,
     count: win.points,
   });
+  for (const b of searchUsage(services.store).bufferedMinutes(index.id)) {
+    const i = Math.floor((b.minute - win.from) / win.stepMs);
+    if (i >= 0 && i < counts.length) counts[i]! += b.n;
+  }
   return counts.map((y, i) => ({ x: goTimeString(win.from + i * win.stepMs), y }));
 }
 
@@ -122,8 +128,9 @@ export async function searchIndexStats(services: Services, index: SearchIndex, p
   const monthStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
   const day = now - (now % DAY_MS);
   const info = await services.store.searchDocInfo({ indexId: index.id });
-  const today = (kind: "update" | "query" | "rerank", since: number) =>
-    services.store.searchUsageSum({ indexId: index.id, kind, since });
+  const today = async (kind: SearchUsageKind, since: number) =>
+    (await services.store.searchUsageSum({ indexId: index.id, kind, since })) +
+    searchUsage(services.store).buffered(index.id, kind, since);
   return {
     vector_count: info.namespaces.reduce((sum, n) => sum + n.documents, 0),
     pending_vector_count: 0,
@@ -134,6 +141,7 @@ export async function searchIndexStats(services: Services, index: SearchIndex, p
     daily_updates: await today("update", day),
     daily_queries: await today("query", day),
     monthly_reranks: await today("rerank", monthStart),
+    monthly_bandwidth: await today("bandwidth", monthStart),
     throughput: await searchIndexThroughput(services, index, period),
   };
 }

@@ -36,7 +36,8 @@ export interface SearchQuery {
   filter?: FilterNode;
 }
 
-export type SearchUsageKind = "update" | "query" | "rerank";
+/** `bandwidth` counts bytes (request and response bodies); the others count operations. */
+export type SearchUsageKind = "update" | "query" | "rerank" | "bandwidth";
 
 export interface SearchNamespaceInfo {
   namespace: string;
@@ -96,6 +97,6 @@ export interface SearchDocumentStore {
   }): Promise<{ allowed: boolean; used: number }>;
   /** Operations of `kind` counted since `since` (unix ms). */
   searchUsageSum(p: { indexId: string; kind: SearchUsageKind; since: number }): Promise<number>;
-  /** Operations of every kind per bucket of `stepMs` from `from` (`count` buckets, oldest first). */
+  /** Operations of every kind but `bandwidth` per bucket of `stepMs` from `from` (`count` buckets, oldest first). */
   searchUsageSeries(p: { indexId: string; from: number; stepMs: number; count: number }): Promise<number[]>;
 }

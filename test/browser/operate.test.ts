@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { newAccount } from "../../src/services/accounts.js";
-import { ADMIN_EMAIL, ADMIN_KEY, adminEnv } from "../helpers/management.js";
+import { ADMIN_EMAIL, ADMIN_KEY, addCustomer, adminEnv } from "../helpers/management.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ensureConsoleBuilt, go, launchBrowser, openPage, type PageWatch, signInWithEmail, signInWithToken } from "./harness.js";
@@ -10,6 +10,9 @@ import { ensureConsoleBuilt, go, launchBrowser, openPage, type PageWatch, signIn
  * The console against a real Ferry and real receivers, in Debian's Chromium: one browser for the file, a fresh
  * context (own session storage) per test. Every test ends with no console error and no failing API call.
  */
+// A shared machine: a browser step waits on events, and a slow one must not fail on the default 30 s.
+vi.setConfig({ testTimeout: 60_000 });
+
 let server: TestServer;
 let receiver: Receiver;
 let browser: Browser;
@@ -117,6 +120,30 @@ describe("signing in", () => {
   });
 });
 
+describe("settings", () => {
+  it("after an e-mail sign-in, shows the read-only token and rotates the token; the console keeps working", async () => {
+    const customer = await addCustomer(server, "ops@console.test");
+    const page = await fresh();
+    await signInWithEmail(page, server.url, customer.credentials.email, customer.credentials.key);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await go(page, "Settings");
+    const readOnly = page.getByLabel("Read-only token", { exact: true });
+    await readOnly.waitFor();
+    await page.getByRole("button", { name: "Reveal" }).nth(1).click();
+    const record = await server.call("GET", "/v2/account", { token: customer.token });
+    expect(record.json.accountId).toBe(customer.accountId);
+    expect((await readOnly.textContent())!.length).toBeGreaterThan(20);
+
+    await page.getByRole("button", { name: "Rotate token" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate token" }).click();
+    await page.getByText("Token rotated").waitFor();
+    expect((await server.call("GET", "/v2/account", { token: customer.token })).status).toBe(401);
+    await go(page, "Overview");
+    await page.getByText(`Account ${customer.accountId}`).waitFor();
+    expect(watch!.failedCalls).toEqual([]);
+  });
+});
+
 describe("operating", () => {
   it("publishes from the builder and shows the message reach DELIVERED live in Messages", async () => {
     const page = await fresh();
@@ -145,6 +172,14 @@ describe("operating", () => {
 
     await row.locator("a.id-link").click();
     await page.getByTestId("timeline").locator('li[data-state="DELIVERED"]').waitFor();
+
+    // Filtering by label leaves only this message (the other tests' messages carry no such label).
+    await go(page, "Messages");
+    await page.getByLabel("Label", { exact: true }).fill("console-test");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.locator(`tr[data-message-id]`).first().waitFor();
+    await until(async () => (await page.locator("tr[data-message-id]").count()) === 1, "the filtered list");
+    await expect(page.locator("tr[data-message-id]").first().getAttribute("data-message-id")).resolves.toBe(messageId);
     expect(watch!.failedCalls).toEqual([]);
   });
 
@@ -174,6 +209,50 @@ describe("operating", () => {
     await row.waitFor({ state: "detached" });
     const dlq = await server.call("GET", `/v2/dlq?messageId=${messageId}`);
     expect(dlq.json.messages).toEqual([]);
+    expect(watch!.failedCalls).toEqual([]);
+  });
+
+  it("deletes a selection of DLQ entries", async () => {
+    receiver.setDefault((url) => (url.startsWith("/doomed") ? { status: 410, body: "gone" } : { status: 200, body: "ok" }));
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      const r = await server.call("POST", `/v2/publish/${receiver.url(`/doomed/${n}`)}`, { body: "{}", headers: { ...json, "Svc-Retries": "0" } });
+      ids.push(r.json.messageId as string);
+    }
+    const inDlq = async () => {
+      const dlq = await server.call("GET", "/v2/dlq?url=" + encodeURIComponent(receiver.url("/doomed/1")) + "," + encodeURIComponent(receiver.url("/doomed/2")));
+      return dlq.json.messages.length as number;
+    };
+    await until(async () => (await inDlq()) === 2, "two DLQ entries");
+
+    const page = await fresh();
+    await signInWithToken(page, server.url, server.token);
+    await go(page, "Dead letter queue");
+    for (const id of ids) await page.locator("tr", { hasText: id }).getByRole("checkbox").check();
+    await page.getByText("2 selected").waitFor();
+    await page.getByRole("button", { name: "Delete selected" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    for (const id of ids) await page.locator("tr", { hasText: id }).waitFor({ state: "detached" });
+    expect(await inDlq()).toBe(0);
+    expect(watch!.failedCalls).toEqual([]);
+  });
+
+  it("cancels a waiting message from its page", async () => {
+    const published = await server.call("POST", `/v2/publish/${receiver.url("/never")}`, {
+      body: "{}",
+      headers: { ...json, "Svc-Delay": "1h" },
+    });
+    const messageId = published.json.messageId as string;
+    const page = await fresh();
+    await signInWithToken(page, server.url, server.token);
+    await go(page, "Messages");
+    await page.locator(`tr[data-message-id="${messageId}"] a.id-link`).click();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel message" }).click();
+    await page.getByTestId("timeline").locator('li[data-state="CANCELED"]').waitFor({ timeout: 15_000 });
+    await page.getByRole("button", { name: "Cancel", exact: true }).waitFor({ state: "detached" });
+    const logs = await server.call("GET", `/v2/logs?messageId=${messageId}`);
+    expect(logs.json.logs.map((l: { state: string }) => l.state)).toContain("CANCELED");
     expect(watch!.failedCalls).toEqual([]);
   });
 
@@ -357,5 +436,29 @@ describe("read-only token", () => {
     // Every enabled button left on these pages is navigation or display, never a write.
     expect(watch!.failedCalls).toEqual([]);
     expect((await server.call("GET", "/v2/queues/ro-queue")).json.paused).toBe(false);
+  });
+});
+
+describe("upstash dialect", () => {
+  it("signs in through /v2/qstash and publishes with Upstash- headers, as the server says", async () => {
+    const upstash = await startTestServer({ env: { ...adminEnv, FERRY_DIALECT: "upstash" } });
+    try {
+      const page = await fresh();
+      await signInWithEmail(page, upstash.url, ADMIN_EMAIL, ADMIN_KEY);
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await go(page, "Publish");
+      await page.getByLabel("Destination").fill(receiver.url("/upstash"));
+      await page.getByLabel("Retries", { exact: true }).fill("1");
+      await expect(page.getByTestId("curl").textContent()).resolves.toContain("Upstash-Retries: 1");
+      const before = receiver.requests.length;
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByTestId("publish-result").waitFor();
+      await until(async () => receiver.requests.slice(before).some((r) => r.url === "/upstash"), "the delivery");
+      const delivered = receiver.requests.slice(before).find((r) => r.url === "/upstash")!;
+      expect(delivered.headers["upstash-message-id"]).toBeDefined();
+      expect(watch!.failedCalls).toEqual([]);
+    } finally {
+      await upstash.stop();
+    }
   });
 });

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { FERRY_BIN } from "../helpers/process.js";
 import { httpCall, TEST_TOKEN } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -16,7 +16,7 @@ const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : 
 describe("FERRY_LOG_FILE", () => {
   it("logs to the file, and SIGHUP reopens it after it was moved away", async () => {
     const logFile = join(dir, "logs", "ferry.log");
-    const child = spawn(process.execPath, [fileURLToPath(new URL("../../bin/ferry.mjs", import.meta.url)), "serve"], {
+    const child = spawn(process.execPath, [...FERRY_BIN, "serve"], {
       env: {
         PATH: process.env.PATH ?? "",
         FERRY_PORT: "0",

@@ -128,7 +128,7 @@ describe("embeddings endpoint", () => {
         retry: false,
       }).index("mixed");
       await expect(again.upsert({ id: "2", content: { text: "a cat" } })).rejects.toThrow(
-        /was built by ferry-hash-v1 \(dimension 256\) and this server embeds with openai:fixed-3d \(dimension 3\)/,
+        /was built by ferry-hash-v1 \(dimension 128\) and this server embeds with openai:fixed-3d \(dimension 3\)/,
       );
       await expect(again.search({ query: "cat" })).rejects.toThrow(/was built by ferry-hash-v1/);
       await again.reset();

@@ -101,11 +101,13 @@ describe("search plan limits", () => {
       vector_count: free.max_vector_count,
       namespaces: { a: free.max_vector_count },
       embedder: "ferry-hash-v1",
-      dimension: 256,
+      dimension: 128,
       daily_updates: 1,
       daily_queries: free.max_query_per_second + 1,
       monthly_reranks: 0,
     });
+    // Request and response bodies of the month, every route included: at least the 10,000 documents sent.
+    expect(stats.json.monthly_bandwidth).toBeGreaterThan(10_000 * 30);
     const week = (stats.json.throughput as { y: number }[]).reduce((s, p) => s + p.y, 0);
     expect(week).toBe(total + 10_000);
     expect((await manage(server, "GET", `/v2/search/${index.id}/stats?period=2h`)).status).toBe(400);

@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-
-const bin = fileURLToPath(new URL("../../bin/ferry.mjs", import.meta.url));
+import { FERRY_BIN } from "./process.js";
 
 export interface DevProcess {
   child: ChildProcess;
@@ -12,7 +10,7 @@ export interface DevProcess {
 
 /** Runs `ferry dev <args>` in `cwd` and resolves once its banner is printed (it listens then). */
 export function startDev(args: string[], cwd: string, timeoutMs = 30_000): Promise<DevProcess> {
-  const child = spawn(process.execPath, [bin, "dev", ...args], {
+  const child = spawn(process.execPath, [...FERRY_BIN, "dev", ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "" },
     stdio: ["ignore", "pipe", "pipe"],

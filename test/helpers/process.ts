@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /**
- * The `ferry` command exactly as installed: bin/ferry.mjs runs the compiled dist/ (built once per run by
- * build-global-setup.ts), no TypeScript transpiler.
+ * The compiled Ferry, as `npm start` runs it (bin/ferry.mjs imports dist/main.js), built once per run by
+ * build-global-setup.ts. Not bin/ferry.mjs itself: a source file edited while the suite runs would make every
+ * spawned process rebuild dist/ (compiled-start.test.ts covers the bin).
  */
-const FERRY_BIN = ["bin/ferry.mjs"];
+export const FERRY_BIN = [join(root, "dist", "main.js")];
 
 export interface FerryProcess {
   child: ChildProcess;

@@ -9,7 +9,7 @@ import { adapters } from "./adapters.js";
 
 /** The search data plane's storage on every adapter: filters translated to each store's SQL, limits, embedders. */
 
-const EMBEDDER = { name: "ferry-hash-v1", dimension: 256 };
+const EMBEDDER = { name: "ferry-hash-v1", dimension: 128 };
 
 function index(id: string): SearchIndex {
   return {
@@ -135,7 +135,7 @@ for (const adapter of adapters) {
       const other = { name: "openai:x", dimension: 3 };
       await expect(
         store.searchDocUpsert({ indexId: "i1", namespace: "ns", docs: [doc("e", { x: "y" })], embedder: other, maxDocuments: -1 }),
-      ).rejects.toThrow(/was built by ferry-hash-v1 \(dimension 256\)/);
+      ).rejects.toThrow(/was built by ferry-hash-v1 \(dimension 128\)/);
       await expect(
         store.searchDocQuery({ indexId: "i1", namespace: "ns", terms: [], embedding: new Float32Array(3), embedder: other, semanticWeight: 1, topK: 1 }),
       ).rejects.toThrow(/was built by ferry-hash-v1/);

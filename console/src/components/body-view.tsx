@@ -1,8 +1,29 @@
 import { useEffect, useState } from "preact/hooks";
 import { hexDump } from "../lib/format";
 
-/** A message or response body: text as text (JSON pretty-printed), bytes as a hex dump with a download. */
+/** The text of base64 bytes when they are valid UTF-8; undefined for binary bytes. */
+export function utf8Of(base64: string): string | undefined {
+  const bin = atob(base64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A message or response body: text as text (JSON pretty-printed), bytes as a hex dump with a download. `base64`
+ * bodies (as logs carry them) that are valid UTF-8 are shown as text too.
+ */
 export function BodyView({ text, base64, name }: { text?: string | undefined; base64?: string | undefined; name: string }) {
+  const decoded = base64 === undefined ? undefined : utf8Of(base64);
+  if (decoded !== undefined) return <TextBody text={decoded} />;
+  return <RawBody text={text} base64={base64} name={name} />;
+}
+
+function RawBody({ text, base64, name }: { text?: string | undefined; base64?: string | undefined; name: string }) {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
     if (base64 === undefined) return;
@@ -25,6 +46,10 @@ export function BodyView({ text, base64, name }: { text?: string | undefined; ba
       </div>
     );
   }
+  return <TextBody text={text} />;
+}
+
+function TextBody({ text }: { text: string | undefined }) {
   if (text === undefined || text === "") return <p class="muted">Empty body.</p>;
   let shown = text;
   try {

@@ -1,4 +1,4 @@
-import type { BuiltRequest } from "./publish-request";
+import type { BuiltRequest } from "./publish-request.js";
 
 /** POSIX shell single quotes: the text as-is, with each `'` written as `'\''`. */
 export function shellQuote(text: string): string {

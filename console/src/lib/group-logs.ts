@@ -1,4 +1,4 @@
-import type { LogEntry } from "./types";
+import type { LogEntry } from "./types.js";
 
 /** One message of a page of logs, with its transitions oldest first. */
 export interface MessageGroup {

@@ -56,6 +56,10 @@ export function FilterBar({
   withState: boolean;
 }) {
   const [draft, setDraft] = useState(value);
+  // The common filters show at once; the rest behind "More filters" (open when one of them is set).
+  const [more, setMore] = useState(
+    value.scheduleId !== "" || value.topicName !== "" || value.flowControlKey !== "" || value.from !== "" || value.to !== "",
+  );
   const set = (key: keyof Filters) => (e: Event) =>
     setDraft({ ...draft, [key]: (e.currentTarget as HTMLInputElement).value });
   const active = Object.values(value).some((v) => v !== "");
@@ -88,23 +92,30 @@ export function FilterBar({
       <Field label="Queue">
         <input value={draft.queueName} onInput={set("queueName")} name="queueName" />
       </Field>
-      <Field label="Schedule">
-        <input value={draft.scheduleId} onInput={set("scheduleId")} name="scheduleId" />
-      </Field>
-      <Field label="URL group">
-        <input value={draft.topicName} onInput={set("topicName")} name="topicName" />
-      </Field>
-      <Field label="Flow-control key">
-        <input value={draft.flowControlKey} onInput={set("flowControlKey")} name="flowControlKey" />
-      </Field>
-      <Field label="From">
-        <input type="datetime-local" value={draft.from} onInput={set("from")} name="from" />
-      </Field>
-      <Field label="To">
-        <input type="datetime-local" value={draft.to} onInput={set("to")} name="to" />
-      </Field>
+      {more && (
+        <>
+          <Field label="Schedule">
+            <input value={draft.scheduleId} onInput={set("scheduleId")} name="scheduleId" />
+          </Field>
+          <Field label="URL group">
+            <input value={draft.topicName} onInput={set("topicName")} name="topicName" />
+          </Field>
+          <Field label="Flow-control key">
+            <input value={draft.flowControlKey} onInput={set("flowControlKey")} name="flowControlKey" />
+          </Field>
+          <Field label="From">
+            <input type="datetime-local" value={draft.from} onInput={set("from")} name="from" />
+          </Field>
+          <Field label="To">
+            <input type="datetime-local" value={draft.to} onInput={set("to")} name="to" />
+          </Field>
+        </>
+      )}
       <Button type="submit" variant="primary">
         Apply filters
+      </Button>
+      <Button variant="ghost" onClick={() => setMore(!more)} aria-expanded={more}>
+        {more ? "Fewer filters" : "More filters"}
       </Button>
       {active && (
         <Button

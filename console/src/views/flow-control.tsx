@@ -142,9 +142,11 @@ export function FlowControl() {
             onSubmit={(e) => {
               e.preventDefault();
               const query: Record<string, string> = {};
-              if (pin.parallelism.trim()) query.parallelism = pin.parallelism.trim();
-              if (pin.rate.trim()) query.rate = pin.rate.trim();
-              if (pin.rate.trim() && pin.period.trim()) query.period = pin.period.trim();
+              // Empty or 0 means "not pinned"; a period only goes with a rate.
+              const set = (v: string) => v.trim() !== "" && v.trim() !== "0";
+              if (set(pin.parallelism)) query.parallelism = pin.parallelism.trim();
+              if (set(pin.rate)) query.rate = pin.rate.trim();
+              if (set(pin.rate) && set(pin.period)) query.period = pin.period.trim();
               void run(() => api.post(`/v2/flowControl/${enc(pin.key)}/pin`, { query }), "Pinned", () => {
                 setPin(undefined);
                 reload();

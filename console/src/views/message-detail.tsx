@@ -113,7 +113,7 @@ export function MessageDetail({ id }: { id: string }) {
                             <h3>Headers</h3>
                             <HeadersTable headers={l.responseHeaders} />
                             <h3>Body</h3>
-                            <BodyView text={l.responseBody} name={`${id}-response`} />
+                            <BodyView base64={l.responseBody} name={`${id}-response`} />
                           </details>
                         )}
                       </div>
@@ -144,9 +144,10 @@ export function MessageDetail({ id }: { id: string }) {
               <h3>Headers</h3>
               <HeadersTable headers={message?.header ?? created?.header} />
               <h3>Body</h3>
+              {/* The message record carries its body as text (or bodyBase64); log entries always as base64. */}
               <BodyView
-                text={message?.body ?? created?.body}
-                base64={message?.bodyBase64 ?? created?.bodyBase64}
+                text={message?.body}
+                base64={message ? message.bodyBase64 : created?.body}
                 name={id}
               />
             </section>

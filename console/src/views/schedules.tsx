@@ -71,7 +71,7 @@ export function Schedules() {
                         </>
                       )}
                     </td>
-                    <td class="mono">{s.cron}</td>
+                    <td class="mono nowrap">{s.cron}</td>
                     <td class="cell-url" title={s.destination}>
                       {s.destination}
                     </td>
@@ -80,6 +80,7 @@ export function Schedules() {
                       <Time ms={s.lastScheduleTime} />
                     </td>
                     <td>
+                      {Object.keys(s.lastScheduleStates ?? {}).length === 0 && !s.error && <span class="muted">–</span>}
                       {Object.values(s.lastScheduleStates ?? {}).map((st, i) => (
                         <StateBadge key={i} state={st} />
                       ))}

@@ -12,6 +12,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return reply.status(error.status).send({ error: error.message });
     }
+    if (error.validation) return reply.status(400).send({ error: validationMessage(error) });
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       const message =
@@ -44,6 +45,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
       Allow: methods,
     });
   });
+}
+
+/**
+ * A route-schema validation failure (openapi/route-doc.ts) in the same contract as the handlers' own checks:
+ * `invalid <field>: <problem>`, the field being the query key, path parameter or header that failed.
+ */
+function validationMessage(error: FastifyError): string {
+  const first = error.validation![0]!;
+  const missing = (first.params as { missingProperty?: string }).missingProperty;
+  const path = first.instancePath.split("/").filter((p) => p !== "");
+  const field = missing ?? path[0] ?? error.validationContext ?? "request";
+  return missing ? `invalid ${field}: is required` : `invalid ${field}: ${first.message ?? "is not valid"}`;
 }
 
 const catalogStatuses = new Set<number>(Object.values(errorCatalog));

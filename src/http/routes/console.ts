@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 
 /**
@@ -79,12 +80,14 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
     };
   });
 
+  // Only a browser is sent on; an API client asking for / gets the same 404 as before the console existed.
   app.get("/", async (request, reply) => {
-    if (!wantsHtml(request)) return reply.callNotFound();
+    if (!wantsHtml(request)) throw notFound(`route ${request.method} /`);
     return reply.redirect("/console/", 302);
   });
 
   if (!consoleAssetsBuilt()) {
+    services.log.warn(`console assets missing in ${consoleAssetsDir()}: run npm run build:console (npm ci does)`);
     const missing = async (_request: FastifyRequest, reply: FastifyReply) =>
       reply.status(503).type("text/plain; charset=utf-8").send(MISSING);
     app.get("/console", missing);

@@ -23,12 +23,15 @@ export function metricsRoutes(app: FastifyInstance, services: Services): void {
     httpDuration.observe({ route: label }, reply.elapsedTime / 1000);
   });
 
-  app.get("/metrics", async (request, reply) => {
-    if (expected !== undefined && !bearerMatches(request.headers.authorization, expected)) {
-      throw new AppError("unauthorized", "invalid authorization: /metrics requires the FERRY_METRICS_TOKEN bearer token");
-    }
-    const text = await scraper.render();
-    return reply.header("content-type", scraper.contentType).send(text);
+  // In a scope of its own, like every route: registered once the OpenAPI plugin listens (openapi/plugin.ts).
+  app.register(async (scope) => {
+    scope.get("/metrics", async (request, reply) => {
+      if (expected !== undefined && !bearerMatches(request.headers.authorization, expected)) {
+        throw new AppError("unauthorized", "invalid authorization: /metrics requires the FERRY_METRICS_TOKEN bearer token");
+      }
+      const text = await scraper.render();
+      return reply.header("content-type", scraper.contentType).send(text);
+    });
   });
 }
 

@@ -1,13 +1,13 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { SearchIndex } from "../../domain/search.js";
-import { AppError, invalidField } from "../../errors.js";
+import { AppError, errorCatalog, invalidField, isStorageFull, storageFull } from "../../errors.js";
 import { indexName } from "../../search/documents.js";
 import { builtinEmbedder, type Embedder } from "../../search/embedder.js";
 import { openAiEmbedder } from "../../search/openai-embedder.js";
 import type { Services } from "../../services/context.js";
 import { type SearchDataPlane, searchDataPlane } from "../../services/search-data.js";
-import { jsonBody } from "../body.js";
+import { jsonBody, rawBody } from "../body.js";
 
 /**
  * The document-search API under each search index's endpoint, `/search/<slug>/<route>/<index name>`
@@ -55,21 +55,26 @@ const objectBody = (request: FastifyRequest): Record<string, unknown> => {
 
 export function searchDataRoutes(app: FastifyInstance, services: Services): void {
   const plane: SearchDataPlane = searchDataPlane(services, embedderFor(services));
+  app.addHook("onClose", async () => plane.flushUsage());
 
+  // The same contract as src/http/plugins/errors.ts, plus the `status` key the search clients read.
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return reply.status(error.status).send({ error: error.message, status: error.status });
+    const known = error instanceof AppError ? error : isStorageFull(error) ? storageFull() : undefined;
+    if (known) {
+      for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
+      return reply.status(known.status).send({ error: known.message, status: known.status });
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return reply.status(status).send({ error: error.message, status });
+      const answered = Object.values(errorCatalog).includes(status as never) ? status : errorCatalog.invalid_input;
+      return reply.status(answered).send({ error: error.message, status: answered });
     }
     if ((error as { unavailable?: boolean }).unavailable) {
-      return reply.status(503).send({ error: "storage unavailable, retry shortly", status: 503 });
+      const unavailable = errorCatalog.unavailable;
+      return reply.status(unavailable).send({ error: "storage unavailable, retry shortly", status: unavailable });
     }
     request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ error: "internal error", status: 500 });
+    return reply.status(errorCatalog.internal).send({ error: "internal error", status: errorCatalog.internal });
   });
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: `route ${request.method} ${request.url.split("?")[0]} not found`, status: 404 }),
@@ -77,6 +82,16 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
 
   app.decorateRequest("searchIndex", undefined as unknown as SearchIndex);
   const authorize = (writes: boolean) => async (request: FastifyRequest<{ Params: Params }>) => {
+    await authenticate(request, writes);
+    await plane.takeBandwidth(request.searchIndex, rawBody(request).length);
+  };
+  app.addHook("onSend", async (request, _reply, payload) => {
+    if (request.searchIndex && typeof payload === "string") {
+      plane.addBandwidth(request.searchIndex, Buffer.byteLength(payload));
+    }
+    return payload;
+  });
+  const authenticate = async (request: FastifyRequest<{ Params: Params }>, writes: boolean) => {
     const indexes = await services.store.searchIndexListBySlug({ slug: request.params.slug });
     if (indexes.length === 0) throw new AppError("not_found", `search index ${request.params.slug} not found`);
     const token = bearer(request);

@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.js";
+import { embedderMismatch } from "../../search/embedder.js";
 import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
-import { embedderMismatch } from "../sqlite/search-documents.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";
@@ -257,8 +257,12 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
 
     searchUsageConsume: ({ indexId, kind, n, now, since, limit }) =>
       ctx.write(async (tx) => {
-        // The index's state row (or the index row) serialises concurrent consumers of one index across nodes.
-        await tx.query("SELECT 1 FROM search_indexes WHERE id = $1 FOR UPDATE", [indexId]);
+        // A limited consume is serialised per index and kind across nodes by an advisory lock, not a row lock: the
+        // group commit may put it in one transaction with upserts that lock the index's rows, and row locks taken
+        // in two orders would deadlock. An unlimited one (a flush of buffered counts) needs no lock.
+        if (limit >= 0) {
+          await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`ferry-search-usage:${indexId}:${kind}`]);
+        }
         const rows = await tx.query<{ n: string }>(
           "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = $1 AND kind = $2 AND minute >= $3",
           [indexId, kind, since],
@@ -284,7 +288,7 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = await ctx.query<{ minute: string; count: string }>(
-        "SELECT minute, count FROM search_usage WHERE index_id = $1 AND minute >= $2 AND minute < $3",
+        "SELECT minute, count FROM search_usage WHERE index_id = $1 AND minute >= $2 AND minute < $3 AND kind != 'bandwidth'",
         [indexId, from, from + stepMs * count],
       );
       for (const r of rows) {

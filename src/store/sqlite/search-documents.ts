@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
+import { embedderMismatch } from "../../search/embedder.js";
 import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
@@ -32,20 +34,18 @@ interface DocRow {
 }
 
 const blob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+/** The built-in embedder's dimension: its vectors also go to the vec0 nearest-neighbour table. */
+const KNN_DIMENSION = 128;
+
+/** One full-text token per (index, name), indexed with each document so a MATCH stays inside its name. */
+export function scopeToken(indexId: string, namespace: string): string {
+  return `s${createHash("sha256").update(`${indexId}\0${namespace}`).digest("hex").slice(0, 24)}0`;
+}
+
+/** Full-text matches scored per query; a semantic hit beyond them counts as sharing no term. */
+export const FULLTEXT_SCORED = 5000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
 const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
-
-export function embedderMismatch(
-  indexName: string,
-  stored: { embedder: string; dimension: number },
-  wanted: { name: string; dimension: number },
-): AppError | undefined {
-  if (stored.embedder === wanted.name && stored.dimension === wanted.dimension) return undefined;
-  return new AppError(
-    "invalid_input",
-    `invalid embedder: index ${indexName} was built by ${stored.embedder} (dimension ${stored.dimension}) and this server embeds with ${wanted.name} (dimension ${wanted.dimension}); delete its documents (reset every index name of the endpoint) or configure the same embedder`,
-  );
-}
 
 export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const { db } = ctx;
@@ -58,7 +58,15 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const addDocuments = db.prepare("UPDATE search_index_state SET documents = documents + ? WHERE index_id = ?");
   const findRowid = db.prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?");
   const insertDoc = db.prepare(
-    "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const knnDelete = db.prepare("DELETE FROM search_vectors_knn128 WHERE rowid = ?");
+  const knnInsert = db.prepare(
+    "INSERT INTO search_vectors_knn128 (rowid, index_id, namespace, embedding) VALUES (?, ?, ?, ?)",
+  );
+  const knnScan = db.prepare(
+    `SELECT rowid AS key, 1 - distance AS value FROM search_vectors_knn128
+     WHERE embedding MATCH ? AND k = ? AND index_id = ? AND namespace = ?`,
   );
   const updateDoc = db.prepare("UPDATE search_documents SET content = ?, metadata = ?, text = ? WHERE rowid = ?");
   const upsertVector = db.prepare(
@@ -70,13 +78,23 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const docsByRowids = db.prepare(
     "SELECT rowid, id, content, metadata FROM search_documents WHERE rowid IN (SELECT value FROM json_each(?))",
   );
+  // The unfiltered scans are prepared once; a filtered one is prepared per query (its SQL depends on the filter).
+  const semanticScan = db.prepare(
+    `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
+     WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
+  );
+  // The scope token in the MATCH keeps the search inside FTS5 (no join); `rank` is bm25 on the text column.
+  const fulltextScan = db.prepare(
+    `SELECT rowid AS key, -rank AS value FROM search_documents_fts
+     WHERE search_documents_fts MATCH ? ORDER BY rank LIMIT ?`,
+  );
+  const fulltextFilteredSql = (filter: string) =>
+    `WITH m AS MATERIALIZED (SELECT rowid AS key, rank AS r FROM search_documents_fts WHERE search_documents_fts MATCH ?)
+     SELECT m.key AS key, -m.r AS value FROM m JOIN search_documents d ON d.rowid = m.key
+     WHERE ${filter} ORDER BY m.r LIMIT ?`;
   const semanticOf = db.prepare(
     `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
      WHERE rowid IN (SELECT value FROM json_each(?))`,
-  );
-  const fulltextOf = db.prepare(
-    `SELECT rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts
-     WHERE search_documents_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
   );
   const usageAdd = db.prepare(
     `INSERT INTO search_usage (index_id, kind, minute, count) VALUES (?, ?, ?, ?)
@@ -142,6 +160,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
           insertState.run(indexId, embedder.name, embedder.dimension);
         }
         let added = 0;
+        const scope = scopeToken(indexId, namespace);
         for (const doc of docs) {
           const existing = findRowid.get(indexId, namespace, doc.id) as { rowid: number } | undefined;
           let rowid: number;
@@ -150,11 +169,16 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
             updateDoc.run(doc.contentJson, doc.metadataJson, doc.text, rowid);
           } else {
             rowid = Number(
-              insertDoc.run(indexId, namespace, doc.id, doc.contentJson, doc.metadataJson, doc.text).lastInsertRowid,
+              insertDoc.run(indexId, namespace, doc.id, doc.contentJson, doc.metadataJson, doc.text, scope)
+                .lastInsertRowid,
             );
             added++;
           }
           upsertVector.run(rowid, indexId, namespace, blob(doc.embedding));
+          if (doc.embedding.length === KNN_DIMENSION) {
+            knnDelete.run(BigInt(rowid));
+            knnInsert.run(BigInt(rowid), indexId, namespace, blob(doc.embedding));
+          }
         }
         const total = (current?.documents ?? 0) + added;
         if (maxDocuments >= 0 && added > 0 && total > maxDocuments) {
@@ -195,12 +219,9 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
                    WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
                 )
                 .all(query, q.indexId, q.namespace, ...f.params, perSide)
-            : db
-                .prepare(
-                  `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
-                   WHERE index_id = ? AND namespace = ? ORDER BY value DESC LIMIT ?`,
-                )
-                .all(query, q.indexId, q.namespace, perSide)
+            : q.embedding.length === KNN_DIMENSION
+              ? knnScan.all(query, perSide, q.indexId, q.namespace)
+              : semanticScan.all(query, q.indexId, q.namespace, perSide)
         ) as { key: number; value: number }[];
         for (const r of rows) {
           candidate(r.key).semantic = r.value;
@@ -208,30 +229,26 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
         }
       }
       if (useFulltext) {
-        const rows = db
-          .prepare(
-            `SELECT f.rowid AS key, -bm25(search_documents_fts) AS value FROM search_documents_fts f
-             JOIN search_documents d ON d.rowid = f.rowid
-             WHERE search_documents_fts MATCH ? AND d.index_id = ? AND d.namespace = ?${f ? ` AND ${f.sql}` : ""}
-             ORDER BY value DESC LIMIT ?`,
-          )
-          .all(match, q.indexId, q.namespace, ...(f ? f.params : []), perSide) as { key: number; value: number }[];
-        for (const r of rows) {
-          candidate(r.key).fulltext = r.value;
-          fulltextKeys.add(r.key);
+        // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
+        // semantic hits read theirs from here instead of a second MATCH per document.
+        const scoped = `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
+        const rows = (
+          f
+            ? db.prepare(fulltextFilteredSql(f.sql)).all(scoped, ...f.params, FULLTEXT_SCORED)
+            : fulltextScan.all(scoped, FULLTEXT_SCORED)
+        ) as { key: number; value: number }[];
+        for (const [i, r] of rows.entries()) {
+          if (i < perSide) {
+            candidate(r.key).fulltext = r.value;
+            fulltextKeys.add(r.key);
+          } else if (semanticKeys.has(r.key)) candidate(r.key).fulltext = r.value;
         }
       }
-      // Each side's score for the other side's hits, so every candidate is scored on both.
+      // The semantic side's score for the full-text hits it did not return.
       if (useSemantic && fulltextKeys.size > 0) {
         const missing = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
         for (const r of semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]) {
           candidate(r.key).semantic = r.value;
-        }
-      }
-      if (useFulltext && semanticKeys.size > 0) {
-        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
-        for (const r of fulltextOf.all(match, JSON.stringify(missing)) as { key: number; value: number }[]) {
-          candidate(r.key).fulltext = r.value;
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
@@ -322,7 +339,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
       const out = new Array<number>(count).fill(0);
       const rows = db
-        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ?")
+        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ? AND kind != 'bandwidth'")
         .all(indexId, from, from + stepMs * count) as { minute: number; count: number }[];
       for (const r of rows) {
         const i = Math.floor((r.minute - from) / stepMs);

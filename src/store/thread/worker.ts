@@ -58,9 +58,10 @@ async function main(): Promise<void> {
     post({ failed: errorToWire(error) });
     return;
   }
-  const methods: Record<string, (params: unknown) => Promise<unknown>> = {
-    ...(store as unknown as Record<string, (params: unknown) => Promise<unknown>>),
-    // Not the adapter's: this thread's prom-client registry, merged into the main thread's at scrape time.
+  const methods = store as unknown as Record<string, (params: unknown) => Promise<unknown>>;
+  // Answered by the thread, not the adapter: this thread's own metrics (commit sizes and durations), which /metrics
+  // merges with the main thread's (src/metrics/scrape.ts, docs/metrics.md).
+  const threadMethods: Record<string, () => Promise<unknown>> = {
     metricsOfStoreThread: () => threadRegistry.getMetricsAsJSON(),
   };
   let unsubscribeDue: (() => void) | undefined;
@@ -76,9 +77,11 @@ async function main(): Promise<void> {
     for (const [id, method, params] of message.calls) {
       let result: Promise<unknown>;
       try {
+        const own = threadMethods[method];
         const fn = methods[method];
-        if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
-        result = Promise.resolve(fn.call(store, reviveBuffers(params)));
+        if (own) result = own();
+        else if (typeof fn !== "function") throw new Error(`the store has no method ${method}`);
+        else result = Promise.resolve(fn.call(store, reviveBuffers(params)));
       } catch (error) {
         result = Promise.reject(error);
       }

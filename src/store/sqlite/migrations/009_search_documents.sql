@@ -1,5 +1,6 @@
 -- The search data plane (docs/search.md): documents of every search index, their full-text index (FTS5, porter
--- stemming) and embeddings (a narrow side table scanned exactly with sqlite-vec's vec_distance_cosine).
+-- stemming) and embeddings (a narrow side table scanned exactly with sqlite-vec's vec_distance_cosine, and for the
+-- built-in embedder's 128 dimensions also a vec0 table for unfiltered searches).
 -- Deleting an index row deletes its documents, vectors, embedder record and counters (ON DELETE CASCADE).
 
 -- The data plane finds an index by the last segment of its endpoint (`…/search/<slug>`).
@@ -22,6 +23,7 @@ CREATE TABLE search_documents (
   content   TEXT NOT NULL, -- JSON object
   metadata  TEXT,          -- JSON object or NULL
   text      TEXT NOT NULL, -- the searched values of content
+  scope     TEXT NOT NULL, -- one token per (index, name): the full-text search of one name stays inside FTS5
   UNIQUE (index_id, namespace, id)
 );
 
@@ -34,18 +36,32 @@ CREATE TABLE search_vectors (
 );
 CREATE INDEX search_vectors_namespace ON search_vectors (index_id, namespace);
 
+-- `rank` is bm25 with the scope column weighted 0: only the text's terms score.
 CREATE VIRTUAL TABLE search_documents_fts USING fts5 (
-  text, content = 'search_documents', content_rowid = 'rowid', tokenize = 'porter unicode61 remove_diacritics 2'
+  scope, text, content = 'search_documents', content_rowid = 'rowid',
+  tokenize = 'porter unicode61 remove_diacritics 2'
 );
+INSERT INTO search_documents_fts (search_documents_fts, rank) VALUES ('rank', 'bm25(0.0, 1.0)');
 CREATE TRIGGER search_documents_fts_insert AFTER INSERT ON search_documents BEGIN
-  INSERT INTO search_documents_fts (rowid, text) VALUES (new.rowid, new.text);
+  INSERT INTO search_documents_fts (rowid, scope, text) VALUES (new.rowid, new.scope, new.text);
 END;
 CREATE TRIGGER search_documents_fts_delete AFTER DELETE ON search_documents BEGIN
-  INSERT INTO search_documents_fts (search_documents_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+  INSERT INTO search_documents_fts (search_documents_fts, rowid, scope, text)
+  VALUES ('delete', old.rowid, old.scope, old.text);
 END;
 CREATE TRIGGER search_documents_fts_update AFTER UPDATE OF text ON search_documents BEGIN
-  INSERT INTO search_documents_fts (search_documents_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-  INSERT INTO search_documents_fts (rowid, text) VALUES (new.rowid, new.text);
+  INSERT INTO search_documents_fts (search_documents_fts, rowid, scope, text)
+  VALUES ('delete', old.rowid, old.scope, old.text);
+  INSERT INTO search_documents_fts (rowid, scope, text) VALUES (new.rowid, new.scope, new.text);
+END;
+
+-- Nearest neighbours of the built-in embedder's vectors (128 dimensions) for searches without a filter; kept in
+-- step with search_vectors (its deletes, cascades included, by the trigger; its writes by the store).
+CREATE VIRTUAL TABLE search_vectors_knn128 USING vec0 (
+  index_id TEXT PARTITION KEY, namespace TEXT, embedding FLOAT[128] DISTANCE_METRIC=cosine
+);
+CREATE TRIGGER search_vectors_knn_delete AFTER DELETE ON search_vectors WHEN length(old.embedding) = 512 BEGIN
+  DELETE FROM search_vectors_knn128 WHERE rowid = old.rowid;
 END;
 
 -- Operations per index, kind (update, query, rerank) and minute: daily/monthly limits and throughput_vector.

@@ -1,0 +1,282 @@
+import type { Dialect } from "../dialect.js";
+import { MESSAGE_FILTER_KEYS } from "../query.js";
+import type { JsonSchema, RouteDoc } from "./route-doc.js";
+
+/** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
+const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
+  type: "object",
+  properties,
+  ...(description ? { description } : {}),
+});
+const str = (description?: string): JsonSchema => ({ type: "string", ...(description ? { description } : {}) });
+const arr = (items: JsonSchema): JsonSchema => ({ type: "array", items });
+const anyJson: JsonSchema = {};
+
+const published = obj({ messageId: str(), url: str(), deduplicated: { type: "boolean" } });
+const publishedAnswer: JsonSchema = {
+  description: "One object for a URL destination, an array (one per endpoint) for a URL group",
+  anyOf: [published, arr(published)],
+};
+const message = obj({ messageId: str(), url: str(), topicName: str(), queueName: str(), createdAt: { type: "integer" } });
+const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
+const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
+const schedule = obj({ scheduleId: str(), cron: str(), destination: str(), isPaused: { type: "boolean" } });
+const topic = obj({ name: str(), endpoints: arr(obj({ name: str(), url: str() })) });
+const queue = obj({ name: str(), parallelism: { type: "integer" }, paused: { type: "boolean" }, lag: { type: "integer" } });
+const flowKey = obj({ flowControlKey: str(), waitListSize: { type: "integer" } });
+const keys = obj({ current: str(), next: str() });
+const cancelled = obj({ cancelled: { type: "integer" } });
+
+const pageQuery = {
+  cursor: "Cursor of the next page (from the previous answer)",
+  count: "Page size",
+  order: "latestFirst or earliestFirst",
+};
+const messageFilters = Object.fromEntries(
+  MESSAGE_FILTER_KEYS.map((k) => [k, `Filter: ${k} (repeat the key or separate values with commas)`]),
+);
+const dlqFilters = Object.fromEntries(
+  [
+    "dlqIds",
+    "messageId",
+    "messageIds",
+    "url",
+    "topicName",
+    "scheduleId",
+    "queueName",
+    "fromDate",
+    "toDate",
+    "responseStatus",
+    "callerIp",
+    "callerIP",
+    "label",
+    "flowControlKey",
+    "api",
+  ].map((k) => [k, `Filter: ${k}`]),
+);
+
+/** The publish configuration headers in the running dialect's names (docs: README, reference §1.1). */
+function configHeaders(d: Dialect): Record<string, string> {
+  const h = (name: string, description: string): [string, string] => [d.key(name), description];
+  return Object.fromEntries([
+    h("delay", "Delay before the first attempt, e.g. 10s, 5m"),
+    h("not-before", "Unix seconds before which the message is not delivered"),
+    h("retries", "Retries after the first attempt"),
+    h("retry-delay", "Retry delay expression, e.g. 1000 * pow(2, retried)"),
+    h("timeout", "Attempt timeout, e.g. 30s"),
+    h("method", "HTTP method of the delivery"),
+    h("callback", "URL called with the destination's answer"),
+    h("failure-callback", "URL called when the message fails"),
+    h("deduplication-id", "Messages with the same id within the deduplication window are published once"),
+    h("content-based-deduplication", "true: deduplicate by destination, body and headers"),
+    h("label", "Label shown in logs and usable as a filter"),
+    h("flow-control-key", "Flow-control key"),
+    h("flow-control-value", "parallelism=N, rate=N, period=1m"),
+    h("redact-fields", "Fields redacted from logs: body, header, header[Name]"),
+    h("header-forward", "true: forward every request header"),
+    h("forward-*", "Forwarded to the destination without the prefix (any name)"),
+  ]);
+}
+
+const token = (p: Omit<RouteDoc, "auth">): RouteDoc => ({ ...p, auth: "token" });
+
+/** Messaging API routes, keyed `METHOD url` as registered. */
+export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
+  const headers = configHeaders(d);
+  return {
+    "POST /v2/publish/*": token({
+      tag: "Messages",
+      summary: "Publish a message to a URL or a URL group",
+      params: { "*": "The destination: a URL (http:// or https://) or a URL group name" },
+      headers,
+      body: "raw",
+      responses: { 200: ["Published", publishedAnswer], 202: ["Every message was a duplicate", publishedAnswer] },
+    }),
+    "POST /v2/enqueue/*": token({
+      tag: "Queues",
+      summary: "Enqueue a message into a FIFO queue (created with parallelism 1 when absent)",
+      params: { "*": "<queue>/<destination>" },
+      headers,
+      body: "raw",
+      responses: { 200: ["Enqueued", publishedAnswer], 202: ["Every message was a duplicate", publishedAnswer] },
+    }),
+    "POST /v2/batch": token({
+      tag: "Messages",
+      summary: "Publish several messages in one request",
+      body: arr(obj({ destination: str(), headers: { type: "object" }, body: str(), queue: str() })),
+      responses: { 200: ["One answer per item", arr(anyJson)], 202: ["Every message was a duplicate", arr(anyJson)] },
+    }),
+    "GET /v2/messages/:id": token({
+      tag: "Messages",
+      summary: "A message that is not finished yet",
+      params: { id: "Message id" },
+      responses: { 200: ["The message", message] },
+    }),
+    "DELETE /v2/messages/:id": token({
+      tag: "Messages",
+      summary: "Cancel a message",
+      params: { id: "Message id" },
+      responses: { 200: ["Cancelled", cancelled] },
+    }),
+    "DELETE /v2/messages": token({
+      tag: "Messages",
+      summary: "Cancel messages by filter (query or JSON body); nothing cancels everything",
+      query: { ...messageFilters, count: "At most this many (1..500)", cursor: "Cursor" },
+      body: obj({ messageIds: arr(str()), count: { type: "integer" } }),
+      responses: { 200: ["Cancelled", cancelled] },
+    }),
+    "GET /v2/events": token({
+      tag: "Logs",
+      summary: "Log entries (formerly events)",
+      query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
+      responses: { 200: ["A page of entries", obj({ cursor: str(), events: arr(logEntry) })] },
+    }),
+    "GET /v2/logs": token({
+      tag: "Logs",
+      summary: "Log entries",
+      query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
+      responses: { 200: ["A page of entries", obj({ cursor: str(), logs: arr(logEntry), events: arr(logEntry) })] },
+    }),
+    "GET /v2/keys": token({ tag: "Signing keys", summary: "The signing keys", responses: { 200: ["Keys", keys] } }),
+    "POST /v2/keys/rotate": token({
+      tag: "Signing keys",
+      summary: "Rotate: next becomes current, a new next is made",
+      responses: { 200: ["Keys", keys] },
+    }),
+    "GET /v2/dlq": token({
+      tag: "Dead-letter queue",
+      summary: "List dead-letter entries",
+      query: { ...dlqFilters, ...pageQuery },
+      responses: { 200: ["A page", obj({ cursor: str(), messages: arr(dlqEntry) })] },
+    }),
+    "GET /v2/dlq/:dlqId": token({
+      tag: "Dead-letter queue",
+      summary: "One dead-letter entry",
+      params: { dlqId: "Entry id" },
+      responses: { 200: ["The entry", dlqEntry] },
+    }),
+    "DELETE /v2/dlq/:dlqId": token({
+      tag: "Dead-letter queue",
+      summary: "Delete one entry",
+      params: { dlqId: "Entry id" },
+      responses: { 200: ["Deleted"] },
+    }),
+    "DELETE /v2/dlq": token({
+      tag: "Dead-letter queue",
+      summary: "Delete entries by ids or filter; nothing deletes everything",
+      query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
+      body: obj({ dlqIds: arr(str()) }),
+      responses: { 200: ["Deleted", obj({ deleted: { type: "integer" }, cursor: str() })] },
+    }),
+    "POST /v2/dlq/retry/:dlqId": token({
+      tag: "Dead-letter queue",
+      summary: "Publish an entry again (configuration headers override the original's)",
+      params: { dlqId: "Entry id" },
+      headers,
+      responses: { 201: ["Published again", obj({ messageId: str(), deduplicated: { type: "boolean" } })] },
+    }),
+    "POST /v2/dlq/retry": token({
+      tag: "Dead-letter queue",
+      summary: "Publish entries again by ids or filter",
+      query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
+      headers,
+      body: obj({ dlqIds: arr(str()) }),
+      responses: { 201: ["Published again", obj({ responses: arr(obj({ messageId: str() })), cursor: str() })] },
+    }),
+    "POST /v2/schedules/*": token({
+      tag: "Schedules",
+      summary: "Create or update a schedule for a destination",
+      params: { "*": "The destination: a URL or a URL group name" },
+      headers: { [d.key("cron")]: "Cron expression (5 fields, optional CRON_TZ=)", [d.key("schedule-id")]: "Id to create or update", ...headers },
+      body: "raw",
+      responses: { 200: ["Created or updated", obj({ scheduleId: str() })] },
+    }),
+    "POST /v2/schedules": token({
+      tag: "Schedules",
+      summary: "Without a destination: answers 400 naming it",
+      responses: {},
+    }),
+    "GET /v2/schedules": token({ tag: "Schedules", summary: "List schedules", responses: { 200: ["Schedules", arr(schedule)] } }),
+    "GET /v2/schedules/:id": token({
+      tag: "Schedules",
+      summary: "One schedule",
+      params: { id: "Schedule id" },
+      responses: { 200: ["The schedule", schedule] },
+    }),
+    "DELETE /v2/schedules/:id": token({
+      tag: "Schedules",
+      summary: "Delete a schedule",
+      params: { id: "Schedule id" },
+      responses: { 200: ["Deleted"] },
+    }),
+    "POST /v2/schedules/:id/pause": token({ tag: "Schedules", summary: "Pause", params: { id: "Schedule id" }, responses: { 200: ["Paused"] } }),
+    "PATCH /v2/schedules/:id/pause": token({ tag: "Schedules", summary: "Pause", params: { id: "Schedule id" }, responses: { 200: ["Paused"] } }),
+    "POST /v2/schedules/:id/resume": token({ tag: "Schedules", summary: "Resume", params: { id: "Schedule id" }, responses: { 200: ["Resumed"] } }),
+    "PATCH /v2/schedules/:id/resume": token({ tag: "Schedules", summary: "Resume", params: { id: "Schedule id" }, responses: { 200: ["Resumed"] } }),
+    "GET /v2/topics": token({ tag: "URL groups", summary: "List URL groups", responses: { 200: ["URL groups", arr(topic)] } }),
+    "GET /v2/topics/:name": token({ tag: "URL groups", summary: "One URL group", params: { name: "Group name" }, responses: { 200: ["The group", topic] } }),
+    "DELETE /v2/topics/:name": token({ tag: "URL groups", summary: "Delete a URL group", params: { name: "Group name" }, responses: { 200: ["Deleted"] } }),
+    "PATCH /v2/topics/:name": token({
+      tag: "URL groups",
+      summary: "Set the group's default headers",
+      params: { name: "Group name" },
+      body: obj({ headers: { type: "object" } }),
+      responses: { 200: ["Updated"] },
+    }),
+    "POST /v2/topics/:name/endpoints": token({
+      tag: "URL groups",
+      summary: "Add endpoints (creates the group)",
+      params: { name: "Group name" },
+      body: obj({ endpoints: arr(obj({ name: str(), url: str() })) }),
+      responses: { 200: ["Added"] },
+    }),
+    "DELETE /v2/topics/:name/endpoints": token({
+      tag: "URL groups",
+      summary: "Remove endpoints by name or URL",
+      params: { name: "Group name" },
+      body: obj({ endpoints: arr(obj({ name: str(), url: str() })) }),
+      responses: { 200: ["Removed"] },
+    }),
+    "POST /v2/queues": token({
+      tag: "Queues",
+      summary: "Create or update a queue",
+      body: obj({ queueName: str(), parallelism: { type: "integer" }, paused: { type: "boolean" } }),
+      responses: { 200: ["Created or updated"] },
+    }),
+    "GET /v2/queues": token({ tag: "Queues", summary: "List queues", responses: { 200: ["Queues", arr(queue)] } }),
+    "GET /v2/queues/:name": token({ tag: "Queues", summary: "One queue", params: { name: "Queue name" }, responses: { 200: ["The queue", queue] } }),
+    "DELETE /v2/queues/:name": token({ tag: "Queues", summary: "Delete a queue", params: { name: "Queue name" }, responses: { 200: ["Deleted"] } }),
+    "POST /v2/queues/:name/pause": token({ tag: "Queues", summary: "Pause", params: { name: "Queue name" }, responses: { 200: ["Paused"] } }),
+    "POST /v2/queues/:name/resume": token({ tag: "Queues", summary: "Resume", params: { name: "Queue name" }, responses: { 200: ["Resumed"] } }),
+    "GET /v2/flowControl": token({
+      tag: "Flow control",
+      summary: "Flow-control keys",
+      query: { search: "Key prefix" },
+      responses: { 200: ["Keys", arr(flowKey)] },
+    }),
+    "GET /v2/flowControl/:key": token({
+      tag: "Flow control",
+      summary: "One flow-control key",
+      params: { key: "Flow-control key" },
+      responses: { 200: ["The key", flowKey] },
+    }),
+    ...Object.fromEntries(
+      (["reset", "resetRate", "pause", "resume", "unpin"] as const).map((action) => [
+        `POST /v2/flowControl/:key/${action}`,
+        token({ tag: "Flow control", summary: `${action} the key`, params: { key: "Flow-control key" }, responses: { 200: ["Done"] } }),
+      ]),
+    ),
+    "POST /v2/flowControl/:key/pin": token({
+      tag: "Flow control",
+      summary: "Pin the key's configuration against incoming messages",
+      params: { key: "Flow-control key" },
+      query: { parallelism: "Parallelism", rate: "Rate", period: "Rate period, e.g. 1m" },
+      responses: { 200: ["Pinned"] },
+    }),
+    "GET /v2/globalParallelism": token({
+      tag: "Flow control",
+      summary: "The account's max_global_parallelism and its use",
+      responses: { 200: ["Use", obj({ parallelism: { type: "integer" }, inFlight: { type: "integer" } })] },
+    }),
+  };
+}

@@ -1,0 +1,98 @@
+import { AppError } from "../errors.js";
+import type { SearchUsageKind } from "../store/search-document-store.js";
+import type { Store } from "../store/store.js";
+
+/**
+ * Per-index operation counters of the search data plane (daily updates and queries, monthly reranks,
+ * throughput_vector). A query must not wait for an fsync to be counted, so counts are buffered here and written
+ * to the store once a second (and when the server closes): the limits read the store's sum plus what is buffered.
+ * A crash loses at most the last second of counts; several nodes may overshoot a limit by what each buffered.
+ */
+const FLUSH_MS = 1000;
+
+interface Pending {
+  indexId: string;
+  kind: SearchUsageKind;
+  minute: number;
+  n: number;
+}
+
+export class SearchUsage {
+  private pending = new Map<string, Pending>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly store: Store) {}
+
+  /** What is counted but not yet written, for `indexId` and `kind` since `since`. */
+  buffered(indexId: string, kind: SearchUsageKind, since: number): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (p.indexId === indexId && p.kind === kind && p.minute >= since) n += p.n;
+    return n;
+  }
+
+  /** Per-minute operations buffered for `indexId` (bytes excluded), to merge into a throughput series. */
+  bufferedMinutes(indexId: string): { minute: number; n: number }[] {
+    return [...this.pending.values()]
+      .filter((p) => p.indexId === indexId && p.kind !== "bandwidth")
+      .map((p) => ({ minute: p.minute, n: p.n }));
+  }
+
+  /** Counts `n` operations unless the sum since `since` would pass `limit` (-1: none): then a 429 naming it. */
+  async take(
+    p: { indexId: string; kind: SearchUsageKind; n: number; now: number; since: number; limit: number },
+    limitName: string,
+  ): Promise<void> {
+    if (p.limit >= 0) {
+      const used =
+        (await this.store.searchUsageSum({ indexId: p.indexId, kind: p.kind, since: p.since })) +
+        this.buffered(p.indexId, p.kind, p.since);
+      if (used + p.n > p.limit) throw new AppError("rate_limited", `${limitName} exceeded: ${used} used of ${p.limit}`);
+    }
+    this.add(p.indexId, p.kind, p.n, p.now);
+  }
+
+  /** Adds (or, negative, takes back) operations without a limit. */
+  add(indexId: string, kind: SearchUsageKind, n: number, now: number): void {
+    const minute = now - (now % 60_000);
+    const key = `${indexId}\0${kind}\0${minute}`;
+    const p = this.pending.get(key);
+    if (p) p.n += n;
+    else this.pending.set(key, { indexId, kind, minute, n });
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  /** Writes what is buffered; a failed write puts its counts back for the next flush. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      const batch = [...this.pending.values()];
+      this.pending = new Map();
+      for (const p of batch) {
+        if (p.n === 0) continue;
+        try {
+          await this.store.searchUsageConsume({
+            indexId: p.indexId,
+            kind: p.kind,
+            n: p.n,
+            now: p.minute,
+            since: p.minute,
+            limit: -1,
+          });
+        } catch {
+          this.add(p.indexId, p.kind, p.n, p.minute);
+        }
+      }
+    });
+    return this.flushing;
+  }
+}
+
+/** One buffer per store: the data plane and the management API's stats read the same counts. */
+const buffers = new WeakMap<Store, SearchUsage>();
+export function searchUsage(store: Store): SearchUsage {
+  let usage = buffers.get(store);
+  if (!usage) buffers.set(store, (usage = new SearchUsage(store)));
+  return usage;
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { cronPreview } from "../../console/src/lib/cron.js";
+import { curlCommand, shellQuote } from "../../console/src/lib/curl.js";
+import { groupLogs } from "../../console/src/lib/group-logs.js";
+import { buildPublishRequest, emptyPublishForm } from "../../console/src/lib/publish-request.js";
+import type { LogEntry } from "../../console/src/lib/types.js";
+
+/** The console's view logic (console/src/lib): pure functions, tested without a browser. */
+describe("cron preview", () => {
+  const from = new Date("2026-11-23T20:07:30Z");
+
+  it("lists the next five runs in UTC", () => {
+    const preview = cronPreview("*/15 * * * *", 5, from);
+    expect(preview.ok && preview.runs.map((d) => d.toISOString())).toEqual([
+      "2026-11-23T20:15:00.000Z",
+      "2026-11-23T20:30:00.000Z",
+      "2026-11-23T20:45:00.000Z",
+      "2026-11-23T21:00:00.000Z",
+      "2026-11-23T21:15:00.000Z",
+    ]);
+  });
+
+  it("honours a CRON_TZ prefix and nicknames", () => {
+    const berlin = cronPreview("CRON_TZ=Europe/Berlin 0 9 * * *", 1, from);
+    expect(berlin.ok && berlin.runs[0]!.toISOString()).toBe("2026-11-24T08:00:00.000Z");
+    const daily = cronPreview("@daily", 1, from);
+    expect(daily.ok && daily.runs[0]!.toISOString()).toBe("2026-11-24T00:00:00.000Z");
+  });
+
+  it("explains what is wrong while typing", () => {
+    expect(cronPreview("", 5, from)).toMatchObject({ ok: false });
+    expect(cronPreview("* * *", 5, from)).toMatchObject({ ok: false, error: expect.stringContaining("5 fields") });
+    expect(cronPreview("61 * * * *", 5, from)).toMatchObject({ ok: false });
+    expect(cronPreview("0 0 31 2 *", 5, from)).toMatchObject({ ok: false });
+  });
+});
+
+describe("publish request and curl", () => {
+  it("puts every option in the dialect's headers", () => {
+    const request = buildPublishRequest(
+      {
+        ...emptyPublishForm(),
+        destination: "https://example.com/hook?a=1",
+        method: "PUT",
+        body: '{"x":1}',
+        headers: [{ name: "X-Tenant", value: "42" }, { name: " ", value: "ignored" }],
+        delay: "30s",
+        retries: "2",
+        retryDelay: "1000 * pow(2, retried)",
+        timeout: "10s",
+        callback: "https://example.com/cb",
+        failureCallback: "https://example.com/fail",
+        deduplicationId: "d-1",
+        contentBasedDeduplication: true,
+        labels: " a, b ,",
+        flowControlKey: "tenant-42",
+        flowParallelism: "2",
+        flowRate: "10",
+        flowPeriod: "1m",
+      },
+      "Upstash-",
+    );
+    expect(request.path).toBe("/v2/publish/https://example.com/hook?a=1");
+    expect(request.body).toBe('{"x":1}');
+    expect(request.headers).toEqual({
+      "Content-Type": "application/json",
+      "Upstash-Method": "PUT",
+      "Upstash-Forward-X-Tenant": "42",
+      "Upstash-Delay": "30s",
+      "Upstash-Retries": "2",
+      "Upstash-Retry-Delay": "1000 * pow(2, retried)",
+      "Upstash-Timeout": "10s",
+      "Upstash-Callback": "https://example.com/cb",
+      "Upstash-Failure-Callback": "https://example.com/fail",
+      "Upstash-Deduplication-Id": "d-1",
+      "Upstash-Content-Based-Deduplication": "true",
+      "Upstash-Label": "a,b",
+      "Upstash-Flow-Control-Key": "tenant-42",
+      "Upstash-Flow-Control-Value": "parallelism=2, rate=10, period=1m",
+    });
+  });
+
+  it("enqueues with a queue, schedules with a cron, and a not-before time wins over the delay", () => {
+    const base = { ...emptyPublishForm(), destination: "orders", delay: "5m", notBefore: 1_800_000_000_500 };
+    const queued = buildPublishRequest({ ...base, queue: "my queue" }, "Svc-");
+    expect(queued.path).toBe("/v2/enqueue/my%20queue/orders");
+    expect(queued.headers["Svc-Not-Before"]).toBe("1800000000");
+    expect(queued.headers["Svc-Delay"]).toBeUndefined();
+    const scheduled = buildPublishRequest({ ...base, cron: "0 * * * *", queue: "q" }, "Svc-");
+    expect(scheduled.path).toBe("/v2/schedules/orders");
+    expect(scheduled.headers).toMatchObject({ "Svc-Cron": "0 * * * *", "Svc-Queue-Name": "q" });
+  });
+
+  it("writes a curl command that a shell runs as the same request, without the token", () => {
+    const request = buildPublishRequest(
+      { ...emptyPublishForm(), destination: "https://example.com/x", body: `it's "quoted"` },
+      "Svc-",
+    );
+    const curl = curlCommand("http://127.0.0.1:8080", request);
+    expect(curl).toBe(
+      [
+        "curl -X POST 'http://127.0.0.1:8080/v2/publish/https://example.com/x'",
+        `-H "Authorization: Bearer $FERRY_TOKEN"`,
+        "-H 'Content-Type: application/json'",
+        `--data-raw 'it'\\''s "quoted"'`,
+      ].join(" \\\n  "),
+    );
+    expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
+  });
+});
+
+describe("grouping log entries by message", () => {
+  const entry = (messageId: string, state: string, time: number, extra: Partial<LogEntry> = {}): LogEntry => ({
+    messageId,
+    state,
+    time,
+    url: `https://example.com/${messageId}`,
+    ...extra,
+  });
+
+  it("keeps the most recently active message first, transitions oldest first, the latest state current", () => {
+    const groups = groupLogs([
+      entry("b", "DELIVERED", 30),
+      entry("a", "RETRY", 25, { labels: ["x"] }),
+      entry("b", "ACTIVE", 20),
+      entry("a", "ERROR", 15),
+      entry("b", "CREATED", 10),
+      entry("a", "CREATED", 5),
+    ]);
+    expect(groups.map((g) => [g.messageId, g.state, g.states.join(">"), g.firstTime, g.lastTime])).toEqual([
+      ["b", "DELIVERED", "CREATED>ACTIVE>DELIVERED", 10, 30],
+      ["a", "RETRY", "CREATED>ERROR>RETRY", 5, 25],
+    ]);
+    expect(groups[1]!.labels).toEqual(["x"]);
+  });
+});
