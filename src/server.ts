@@ -24,6 +24,7 @@ import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
+import { errorCatalog } from "./errors.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -51,8 +52,8 @@ export interface Ferry {
 async function bootListener(config: Config): Promise<{ port: number; close(): Promise<void> }> {
   const boot = Fastify({ logger: false });
   boot.get("/health", async () => ({ status: "ok" }));
-  boot.get("/ready", async (_request, reply) => reply.status(503).send({ status: "unavailable", reason: "starting" }));
-  boot.setNotFoundHandler((_request, reply) => reply.status(503).send({ error: "starting, retry shortly" }));
+  boot.get("/ready", async (_request, reply) => reply.status(errorCatalog.unavailable).send({ status: "unavailable", reason: "starting" }));
+  boot.setNotFoundHandler((_request, reply) => reply.status(errorCatalog.unavailable).send({ error: "starting, retry shortly" }));
   await boot.listen({ port: config.port, host: config.host });
   return { port: (boot.server.address() as AddressInfo).port, close: () => boot.close() };
 }

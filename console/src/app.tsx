@@ -52,9 +52,9 @@ export function App() {
     history.replaceState(null, "", location.pathname);
   };
 
-  // An e-mail session without a chosen account (reload on the picker): list the accounts again.
+  // An e-mail session after a reload: list the accounts again (for the picker, or for "Switch account").
   useEffect(() => {
-    if (!config || session?.kind !== "management" || session.token || accounts) return;
+    if (!config || session?.kind !== "management" || accounts) return;
     new ManagementApi(session.email, session.apiKey, config)
       .get<ManagementAccount[]>("users")
       .then(setAccounts, (e: Error) => signOut(e.message));

@@ -6,5 +6,5 @@
  * takes for a write only costs a cache refill.
  */
 export function writesAccounts(method: string): boolean {
-  return /^(account|customer)/.test(method) && !/(Get|First|List|Count)/.test(method);
+  return /^(account|customer)/.test(method) && !/(Get|First|List|Count|Activity)/.test(method);
 }

@@ -49,6 +49,8 @@ export async function openPage(
     timezoneId: "Europe/Berlin",
     locale: "en-GB",
   });
+  // A step that cannot happen fails with the locator it waited for, well before the test's own timeout.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const watch: PageWatch = { page, context, problems: [], failedCalls: [] };
   page.on("console", (m) => {

@@ -89,8 +89,12 @@ describe.runIf(postgresAvailable())("queues across two nodes on one PostgreSQL d
   it("never runs more than 3 messages of a parallelism-3 queue at once across both nodes", async () => {
     receiver.setDefault({ status: 200, delayMs: 60 });
     expect((await nodes[1]!.call("POST", "/v2/queues", json({ queueName: "wide", parallelism: 3 }))).status).toBe(200);
+    // Enqueued while paused, so the backlog is there when it resumes and three can start together, however slowly
+    // a busy machine serves the enqueues one by one.
+    expect((await nodes[1]!.call("POST", "/v2/queues/wide/pause")).status).toBe(200);
     const deliverers = watchDeliverers();
     for (let i = 0; i < 30; i++) expect((await enqueue(nodes[i % 2]!, "wide", String(i))).status).toBe(200);
+    expect((await nodes[0]!.call("POST", "/v2/queues/wide/resume")).status).toBe(200);
     const got = await receiver.waitForCount(30, 60_000);
     expect([...deliverers.stop()].sort()).toEqual([0, 1]);
     expect(new Set(got.map((r) => r.text)).size).toBe(30);

@@ -8,6 +8,7 @@ import { loadConfig } from "../../src/config.js";
 import { newMessageId } from "../../src/domain/ids.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import { AppError } from "../../src/errors.js";
+import { writesAccounts } from "../../src/store/account-writes.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Account, Store } from "../../src/store/store.js";
 import { openStoreThread, storeThreadStats } from "../../src/store/thread/proxy.js";
@@ -146,6 +147,17 @@ describe("store thread proxy (SQLite)", () => {
     toClose.push(() => reopened.close());
     for (const m of messages) {
       expect((await reopened.messageGet({ accountId: account.id, id: m.id }))?.body?.toString()).toBe(m.body!.toString());
+    }
+  });
+});
+
+describe("account writes (they empty the account cache)", () => {
+  it("takes every account and customer method but the reads for a write", () => {
+    for (const write of ["accountInsert", "accountInsertDefault", "accountUpdate", "accountRotateKeys", "customerInsert", "customerUpdate"]) {
+      expect(writesAccounts(write), write).toBe(true);
+    }
+    for (const read of ["accountGet", "accountGetByToken", "accountFirst", "accountListByCustomer", "accountDlqCount", "accountActivity", "customerGet", "customerFirst", "messageInsertMany"]) {
+      expect(writesAccounts(read), read).toBe(false);
     }
   });
 });

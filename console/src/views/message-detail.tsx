@@ -1,10 +1,10 @@
 import { useApp } from "../lib/app-context";
-import { ApiError, enc } from "../lib/api";
-import { FINAL_STATES } from "../lib/group-logs";
+import { ApiError, enc, type MessagingApi } from "../lib/api";
+import { FINAL_STATES, groupLogs } from "../lib/group-logs";
 import { href } from "../lib/router";
 import type { LogEntry, MessageRecord } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
-import { BodyView } from "../components/body-view";
+import { BodyView, utf8Of } from "../components/body-view";
 import {
   ErrorBox,
   HeadersTable,
@@ -17,6 +17,36 @@ import {
   useConfirm,
   WriteButton,
 } from "../components/ui";
+
+/** A callback message of this one: its own id, where it goes, and its latest state. */
+interface CallbackRow {
+  messageId: string;
+  url: string;
+  state: string;
+}
+
+/**
+ * The callbacks a message produced. Logs cannot be filtered by source message, so the recent entries of each
+ * callback URL (one page) are read, and a callback is recognised by the `sourceMessageId` in its body.
+ */
+async function callbacksOf(api: MessagingApi, id: string, urls: (string | undefined)[]): Promise<CallbackRow[]> {
+  const rows: CallbackRow[] = [];
+  for (const url of new Set(urls.filter((u): u is string => Boolean(u)))) {
+    const { logs } = await api.get<{ logs: LogEntry[] }>("/v2/logs", { query: { url, count: 100 } });
+    for (const group of groupLogs(logs)) {
+      const created = logs.find((l) => l.messageId === group.messageId && l.state === "CREATED");
+      const text = created?.body ? utf8Of(created.body) : undefined;
+      try {
+        if (text && (JSON.parse(text) as { sourceMessageId?: string }).sourceMessageId === id) {
+          rows.push({ messageId: group.messageId, url: group.url, state: group.state });
+        }
+      } catch {
+        // Not a callback body: another message to the same URL.
+      }
+    }
+  }
+  return rows;
+}
 
 /** States that follow a delivery attempt and carry its response. */
 const ATTEMPT_STATES = new Set(["ERROR", "RETRY", "DELIVERED", "FAILED"]);
@@ -43,13 +73,18 @@ export function MessageDetail({ id }: { id: string }) {
         throw e;
       });
     }
-    return { logs, finished: finished || (logs.length > 0 && message === undefined), message };
+    const created = logs.find((l) => l.state === "CREATED");
+    const callbacks = await callbacksOf(api, id, [created?.callback, created?.failureCallback]);
+    return { logs, finished: finished || (logs.length > 0 && message === undefined), message, callbacks };
   }, [api, id]);
-  useInterval(() => data.reload(true), 2000, data.data !== undefined && !data.data.finished);
+  // Live while the message or one of its callbacks is still on its way.
+  const settled =
+    data.data !== undefined && data.data.finished && data.data.callbacks.every((c) => FINAL_STATES.has(c.state));
+  useInterval(() => data.reload(true), 2000, data.data !== undefined && !settled);
 
   if (data.error) return <ErrorBox error={data.error} retry={() => data.reload()} />;
   if (!data.data) return <Loading />;
-  const { logs, finished, message } = data.data;
+  const { logs, finished, message, callbacks } = data.data;
   const created = logs.find((l) => l.state === "CREATED") ?? logs[0];
   const last = logs[logs.length - 1];
 
@@ -143,6 +178,28 @@ export function MessageDetail({ id }: { id: string }) {
               />
               <h3>Headers</h3>
               <HeadersTable headers={message?.header ?? created?.header} />
+              {callbacks.length > 0 && (
+                <>
+                  <h3>Callbacks</h3>
+                  <table class="table compact" data-testid="callbacks">
+                    <tbody>
+                      {callbacks.map((c) => (
+                        <tr key={c.messageId}>
+                          <td>
+                            <a class="id-link" href={href("messages", c.messageId)}>
+                              {c.messageId}
+                            </a>
+                          </td>
+                          <td class="break">{c.url}</td>
+                          <td>
+                            <StateBadge state={c.state} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </>
+              )}
               <h3>Body</h3>
               {/* The message record carries its body as text (or bodyBase64); log entries always as base64. */}
               <BodyView

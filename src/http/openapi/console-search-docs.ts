@@ -37,7 +37,7 @@ export const consoleDocs: Record<string, RouteDoc> = {
     auth: "none",
     tag: "Console",
     summary: "The console page (503 when its assets were not built)",
-    responses: { 200: ["The page", html], 503: ["Console not built: run npm run build", { type: "string" }] },
+    responses: { 200: ["The page", html], 503: ["Console not built: run npm run build:console", obj({ error: str() })] },
   },
   "GET /console/*": {
     auth: "none",

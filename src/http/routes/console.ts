@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { notFound } from "../../errors.js";
+import { AppError, notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 
 /**
@@ -52,7 +52,7 @@ export function consoleAssetsBuilt(): boolean {
 }
 
 const MISSING =
-  "The console's assets are not built. Run `npm run build:console` (npm ci runs it through `prepare`), then reload.\n";
+  "the console's assets are not built: run `npm run build:console` (npm ci runs it through `prepare`), then restart";
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? "").includes("text/html");
 
@@ -88,8 +88,9 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
 
   if (!consoleAssetsBuilt()) {
     services.log.warn(`console assets missing in ${consoleAssetsDir()}: run npm run build:console (npm ci does)`);
-    const missing = async (_request: FastifyRequest, reply: FastifyReply) =>
-      reply.status(503).type("text/plain; charset=utf-8").send(MISSING);
+    const missing = async () => {
+      throw new AppError("unavailable", MISSING);
+    };
     app.get("/console", missing);
     app.get("/console/*", missing);
     return;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Services } from "../../services/context.js";
+import { errorCatalog } from "../../errors.js";
 
 /** How long /ready waits for the store before it answers 503 (a load balancer's probe must not hang). */
 const STORE_PROBE_TIMEOUT_MS = 2000;
@@ -17,7 +18,7 @@ export function readinessRoutes(app: FastifyInstance, services: Services): void 
   app.get("/ready", async (_request, reply) => {
     const result = await readiness(services);
     if (result.ready) return { status: "ready" };
-    return reply.status(503).send({ status: "unavailable", reason: result.reason });
+    return reply.status(errorCatalog.unavailable).send({ status: "unavailable", reason: result.reason });
   });
 }
 
