@@ -28,7 +28,7 @@ export async function openStore(
 }
 
 /**
- * The server's store: the adapter in its own thread behind a proxy (unless `FERRY_STORE_THREAD=off`), with the
+ * The server's store: the adapter in its own thread behind a proxy when `FERRY_STORE_THREAD=on`, else in this thread, with the
  * main-thread account cache in front (docs/threading.md).
  */
 export async function openServerStore(config: Config, options: { log: Logger }): Promise<Store> {
