@@ -102,3 +102,22 @@ export function messageFilterFromBody(body: Record<string, unknown>): MessageFil
 export function isEmptyFilter(f: LogFilter): boolean {
   return Object.keys(f).length === 0;
 }
+
+/** Filters the DLQ accepts (docs/dlq.md); `api` is deprecated and ignored. */
+export const DLQ_FILTER_KEYS: readonly string[] = [
+  "dlqIds",
+  "messageId",
+  "messageIds",
+  "url",
+  "topicName",
+  "scheduleId",
+  "queueName",
+  "fromDate",
+  "toDate",
+  "responseStatus",
+  "callerIp",
+  "callerIP",
+  "label",
+  "flowControlKey",
+  "api",
+];

@@ -1,5 +1,5 @@
 import type { Dialect } from "../dialect.js";
-import { MESSAGE_FILTER_KEYS } from "../query.js";
+import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 /** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
@@ -35,25 +35,7 @@ const pageQuery = {
 const messageFilters = Object.fromEntries(
   MESSAGE_FILTER_KEYS.map((k) => [k, `Filter: ${k} (repeat the key or separate values with commas)`]),
 );
-const dlqFilters = Object.fromEntries(
-  [
-    "dlqIds",
-    "messageId",
-    "messageIds",
-    "url",
-    "topicName",
-    "scheduleId",
-    "queueName",
-    "fromDate",
-    "toDate",
-    "responseStatus",
-    "callerIp",
-    "callerIP",
-    "label",
-    "flowControlKey",
-    "api",
-  ].map((k) => [k, `Filter: ${k}`]),
-);
+const dlqFilters = Object.fromEntries(DLQ_FILTER_KEYS.map((k) => [k, `Filter: ${k}`]));
 
 /** The publish configuration headers in the running dialect's names (docs: README, reference §1.1). */
 function configHeaders(d: Dialect): Record<string, string> {

@@ -8,6 +8,7 @@ import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
 import {
   bodyScalar,
+  DLQ_FILTER_KEYS,
   intParam,
   messageFilterFromQuery,
   multi,
@@ -20,26 +21,8 @@ import { dlqRecord } from "../views/dlq-view.js";
 import { readable } from "../plugins/auth.js";
 import { fitPage, truncateBodies } from "../views/page-budget.js";
 
-/** Filters the DLQ accepts (reference §1.8); `api` is deprecated and ignored. */
-const FILTER_KEYS = [
-  "dlqIds",
-  "messageId",
-  "messageIds",
-  "url",
-  "topicName",
-  "scheduleId",
-  "queueName",
-  "fromDate",
-  "toDate",
-  "responseStatus",
-  "callerIp",
-  "callerIP",
-  "label",
-  "flowControlKey",
-  "api",
-];
-const PAGE_KEYS = new Set([...FILTER_KEYS, "cursor", "count", "order"]);
-const BULK_KEYS = new Set([...FILTER_KEYS, "cursor", "count"]);
+const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count", "order"]);
+const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count"]);
 /** Accepted by message cancel and logs, refused here (reference §1.8). */
 const REFUSED_KEYS = ["host", "path"];
 /** Page size of listing and bulk retry. (Default and max: 100) */
