@@ -64,6 +64,9 @@ async function send(target: FuzzTarget, req: FuzzRequest, boundMs: number): Prom
     case "malformed":
       headers.push(["authorization", "Bearer"], ["authorization", `Token ${t.valid}`]);
       break;
+    case "read-only":
+      headers.push(["authorization", `Bearer ${t.readOnly}`]);
+      break;
     case "other-account":
       headers.push(["authorization", `Bearer ${t.other}`]);
       break;

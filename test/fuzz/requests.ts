@@ -15,7 +15,7 @@ export interface FuzzRequest {
   raw?: string;
 }
 
-export type AuthVariant = "valid" | "missing" | "malformed" | "other-account" | "rotated" | "query" | "basic-valid" | "basic-admin" | "basic-wrong" | "basic-malformed";
+export type AuthVariant = "valid" | "missing" | "malformed" | "read-only" | "other-account" | "rotated" | "query" | "basic-valid" | "basic-admin" | "basic-wrong" | "basic-malformed";
 
 /** What the generators need to know about the running server: ids that exist, names of its dialect. */
 export interface FuzzContext {
@@ -177,7 +177,7 @@ function body(ctx: FuzzContext): fc.Arbitrary<FuzzRequest["body"]> {
   );
 }
 
-const AUTH: AuthVariant[] = ["valid", "missing", "malformed", "other-account", "rotated", "query", "basic-valid", "basic-admin", "basic-wrong", "basic-malformed"];
+const AUTH: AuthVariant[] = ["valid", "missing", "malformed", "read-only", "other-account", "rotated", "query", "basic-valid", "basic-admin", "basic-wrong", "basic-malformed"];
 
 /** A raw request whose request line or headers carry bytes no HTTP client library sends (control characters). */
 function rawRequest(): fc.Arbitrary<string> {

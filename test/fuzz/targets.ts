@@ -11,7 +11,7 @@ import type { FuzzContext } from "./requests.js";
 export interface FuzzTarget {
   server: TestServer;
   ctx: FuzzContext;
-  tokens: { valid: string; other: string; rotated: string; ledger: string };
+  tokens: { valid: string; readOnly: string; other: string; rotated: string; ledger: string };
   creds: { valid: Credentials; admin: Credentials };
   messageIdHeader: string;
 }
@@ -83,6 +83,8 @@ export async function startTarget(dialect: "neutral" | "upstash", ledger: Ledger
     dlq = (page.json?.messages?.[0]?.dlqId as string | undefined) ?? "";
     if (dlq === "") await new Promise((r) => setTimeout(r, 25));
   }
+  const readOnly = (await server.ferry.services.store.accountGet({ id: fuzzed.accountId }))?.readOnlyToken;
+  if (readOnly === undefined) throw new Error("fuzz setup failed: the fuzzed account has no read-only token");
   const ids = [message.json?.messageId, schedule.json?.scheduleId];
   if (ids.some((id) => typeof id !== "string")) throw new Error(`fuzz setup failed: ${message.text} ${schedule.text}`);
 
@@ -103,7 +105,7 @@ export async function startTarget(dialect: "neutral" | "upstash", ledger: Ledger
         account: fuzzed.accountId,
       },
     },
-    tokens: { valid: fuzzed.token, other: other.token, rotated: rotatedCustomer.token, ledger: server.token },
+    tokens: { valid: fuzzed.token, readOnly, other: other.token, rotated: rotatedCustomer.token, ledger: server.token },
     creds: { valid: fuzzed.credentials, admin },
     messageIdHeader: `${prefix}Message-Id`,
   };
