@@ -3,6 +3,7 @@ import { useApp } from "../lib/app-context";
 import { enc } from "../lib/api";
 import { count } from "../lib/format";
 import type { Queue } from "../lib/types";
+import { PauseDeleteActions } from "../components/pause-delete-actions";
 import { useAsync, useInterval } from "../lib/use-async";
 import {
   Badge,
@@ -21,7 +22,8 @@ import {
 
 export function Queues() {
   const { api, account } = useApp();
-  const { run, busy } = useAction();
+  const action = useAction();
+  const { run, busy } = action;
   const confirm = useConfirm();
   const list = useAsync(() => api.get<Queue[]>("/v2/queues"), [api]);
   useInterval(() => list.reload(true), 5000, true);
@@ -87,32 +89,14 @@ export function Queues() {
                         >
                           Parallelism
                         </WriteButton>
-                        <WriteButton
-                          small
-                          disabled={busy}
-                          onClick={() =>
-                            void run(
-                              () => api.post(`/v2/queues/${enc(q.name)}/${q.paused ? "resume" : "pause"}`),
-                              q.paused ? "Resumed" : "Paused",
-                              reload,
-                            )
-                          }
-                        >
-                          {q.paused ? "Resume" : "Pause"}
-                        </WriteButton>
-                        <WriteButton
-                          small
-                          variant="danger"
-                          disabled={busy}
-                          onClick={() =>
-                            void (async () => {
-                              if (!(await confirm.ask(`Delete queue ${q.name}? Its waiting messages are deleted too.`, "Delete"))) return;
-                              await run(() => api.del(`/v2/queues/${enc(q.name)}`), "Deleted", reload);
-                            })()
-                          }
-                        >
-                          Delete
-                        </WriteButton>
+                        <PauseDeleteActions
+                          path={`/v2/queues/${enc(q.name)}`}
+                          paused={q.paused}
+                          deleteQuestion={`Delete queue ${q.name}? Its waiting messages are deleted too.`}
+                          action={action}
+                          confirm={confirm}
+                          reload={reload}
+                        />
                       </div>
                     </td>
                   </tr>

@@ -4,6 +4,7 @@ import { enc } from "../lib/api";
 import { cronPreview } from "../lib/cron";
 import { buildPublishRequest, emptyPublishForm, type PublishForm } from "../lib/publish-request";
 import type { Schedule } from "../lib/types";
+import { PauseDeleteActions } from "../components/pause-delete-actions";
 import { useAsync } from "../lib/use-async";
 import {
   Badge,
@@ -24,7 +25,7 @@ import { PublishFields } from "./publish-fields";
 
 export function Schedules() {
   const { api } = useApp();
-  const { run, busy } = useAction();
+  const action = useAction();
   const confirm = useConfirm();
   const [creating, setCreating] = useState(false);
   const list = useAsync(() => api.get<Schedule[]>("/v2/schedules"), [api]);
@@ -88,32 +89,14 @@ export function Schedules() {
                     </td>
                     <td>
                       <div class="row-actions">
-                        <WriteButton
-                          small
-                          disabled={busy}
-                          onClick={() =>
-                            void run(
-                              () => api.post(`/v2/schedules/${enc(s.scheduleId)}/${s.isPaused ? "resume" : "pause"}`),
-                              s.isPaused ? "Resumed" : "Paused",
-                              reload,
-                            )
-                          }
-                        >
-                          {s.isPaused ? "Resume" : "Pause"}
-                        </WriteButton>
-                        <WriteButton
-                          small
-                          variant="danger"
-                          disabled={busy}
-                          onClick={() =>
-                            void (async () => {
-                              if (!(await confirm.ask(`Delete schedule ${s.scheduleId}?`, "Delete"))) return;
-                              await run(() => api.del(`/v2/schedules/${enc(s.scheduleId)}`), "Deleted", reload);
-                            })()
-                          }
-                        >
-                          Delete
-                        </WriteButton>
+                        <PauseDeleteActions
+                          path={`/v2/schedules/${enc(s.scheduleId)}`}
+                          paused={s.isPaused === true}
+                          deleteQuestion={`Delete schedule ${s.scheduleId}?`}
+                          action={action}
+                          confirm={confirm}
+                          reload={reload}
+                        />
                       </div>
                     </td>
                   </tr>
