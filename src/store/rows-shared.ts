@@ -1,8 +1,11 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, MessageKind, MessageSpec, MessageState } from "../domain/message.js";
+import type { FlowKeyState } from "../domain/flow-window.js";
 import type { PlanName } from "../domain/plans.js";
 import type { Schedule } from "../domain/schedule.js";
 import type { SearchIndex, SearchRegion, SearchType } from "../domain/search.js";
+import type { FlowKeyRecord } from "./flow-control-store.js";
+import type { Queue } from "./queue-store.js";
 import type { DlqEntry } from "./store-dlq.js";
 import type { Account } from "./store.js";
 
@@ -269,4 +272,72 @@ export const searchIndexFromRow = (r: SearchIndexRow): SearchIndex => ({
   readOnlyToken: r.read_only_token,
   inputEnrichmentEnabled: Boolean(r.input_enrichment_enabled),
   creationTime: r.creation_time,
+});
+
+/** A `flow_keys` row (migration 005 of both adapters); flags are 0/1 in SQLite and booleans in PostgreSQL. */
+export interface FlowKeyRow<Flag extends number | boolean = number | boolean> {
+  account_id: string;
+  key: string;
+  parallelism: number | null;
+  rate: number | null;
+  period_sec: number;
+  rate_count: number;
+  period_start: number;
+  paused: Flag;
+  pinned_parallelism: Flag;
+  pinned_rate: Flag;
+  wake_at: number | null;
+  created_at: number;
+}
+
+/** What the claim's rules (domain/flow-window.ts) need of a key. */
+export function flowKeyStateOf(r: FlowKeyRow): FlowKeyState {
+  const s: FlowKeyState = {
+    periodSec: r.period_sec,
+    rateCount: r.rate_count,
+    periodStart: r.period_start,
+    paused: Boolean(r.paused),
+  };
+  if (r.parallelism !== null) s.parallelism = r.parallelism;
+  if (r.rate !== null) s.rate = r.rate;
+  return s;
+}
+
+/** A key for the management API, with its deliveries in flight and its wait list size. */
+export function flowKeyRecordOf(r: FlowKeyRow, parallelismCount: number, waitListSize: number): FlowKeyRecord {
+  const out: FlowKeyRecord = {
+    accountId: r.account_id,
+    key: r.key,
+    periodSec: r.period_sec,
+    rateCount: r.rate_count,
+    periodStart: r.period_start,
+    paused: Boolean(r.paused),
+    pinnedParallelism: Boolean(r.pinned_parallelism),
+    pinnedRate: Boolean(r.pinned_rate),
+    createdAt: r.created_at,
+    parallelismCount,
+    waitListSize,
+  };
+  if (r.parallelism !== null) out.parallelism = r.parallelism;
+  if (r.rate !== null) out.rate = r.rate;
+  return out;
+}
+
+/** A `queues` row with its lag counted (both adapters' queue reads); `paused` is 0/1 or a boolean. */
+export interface QueueRow<Flag extends number | boolean = number | boolean> {
+  name: string;
+  parallelism: number;
+  paused: Flag;
+  created_at: number;
+  updated_at: number;
+  lag: number;
+}
+
+export const queueFromRow = (r: QueueRow): Queue => ({
+  name: r.name,
+  parallelism: r.parallelism,
+  paused: Boolean(r.paused),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  lag: r.lag,
 });

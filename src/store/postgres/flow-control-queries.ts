@@ -1,28 +1,11 @@
 import type { FlowControlStore, FlowKeyRecord } from "../flow-control-store.js";
+import { type FlowKeyRow, flowKeyRecordOf } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
-import type { FlowKeyRow } from "./flow-keys.js";
 import type { Tx } from "./write-batcher.js";
 
-type CountedRow = FlowKeyRow & { parallelism_count: number; wait_list_size: number };
+type CountedRow = FlowKeyRow<boolean> & { parallelism_count: number; wait_list_size: number };
 
-function record(r: CountedRow): FlowKeyRecord {
-  const out: FlowKeyRecord = {
-    accountId: r.account_id,
-    key: r.key,
-    periodSec: r.period_sec,
-    rateCount: r.rate_count,
-    periodStart: r.period_start,
-    paused: r.paused,
-    pinnedParallelism: r.pinned_parallelism,
-    pinnedRate: r.pinned_rate,
-    createdAt: r.created_at,
-    parallelismCount: r.parallelism_count,
-    waitListSize: r.wait_list_size,
-  };
-  if (r.parallelism !== null) out.parallelism = r.parallelism;
-  if (r.rate !== null) out.rate = r.rate;
-  return out;
-}
+const record = (r: CountedRow): FlowKeyRecord => flowKeyRecordOf(r, r.parallelism_count, r.wait_list_size);
 
 /** Keys with their deliveries in flight and wait list sizes (partial indexes messages_flow_active/_waiting). */
 const SELECT_COUNTED = `SELECT f.*,

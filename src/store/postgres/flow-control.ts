@@ -1,22 +1,26 @@
 import { claimTime } from "../claim-clock.js";
 import {
-  capacity,
-  decide,
-  FLOW_RECHECK_MS,
-  type FlowKeyState,
-  globalParallelismOf,
-  nextWakeAt,
-  recordStart,
-} from "../../domain/flow-window.js";
+  accountCap,
+  accountReleaseRoom,
+  accountWakeAt,
+  type ClaimAccount,
+  type ClaimKey,
+  claimScanBudget,
+  decideCandidate,
+  keyReleaseRoom,
+} from "../../domain/flow-claim.js";
+import { nextWakeAt } from "../../domain/flow-window.js";
 import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
+import { type FlowKeyRow, flowKeyStateOf } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
-import { type FlowKeyRow, stateOfRow } from "./flow-keys.js";
+import * as sql from "./flow-control-sql.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 import type { Tx } from "./write-batcher.js";
 
 /**
- * Flow control inside the PostgreSQL claim: the rules of src/store/sqlite/flow-control.ts (docs/flow-control.md),
- * made exact with several nodes by row locks. What moves rows INTO ACTIVE holds the account's `flow_accounts` row
+ * Flow control inside the PostgreSQL claim (docs/flow-control.md): this file locks, loads and applies; which
+ * candidates start, park or wake is decided in src/domain/flow-claim.ts, as on SQLite. The decisions are exact with
+ * several nodes thanks to row locks. What moves rows INTO ACTIVE holds the account's `flow_accounts` row
  * lock (and, for a keyed row, its `flow_keys` row lock): the claim (`FOR UPDATE`, waiting) and the publish fast path
  * (`SKIP LOCKED`, never waiting: a busy account sends the message through the claim). Under those locks the
  * deliveries in flight are COUNTED from the ACTIVE rows, in a statement that starts after the locks were granted, so
@@ -39,137 +43,22 @@ import type { Tx } from "./write-batcher.js";
  * wait list gets wake time 0: due at once whatever the clock of the node that claims next.
  */
 
-/** Largest number of waiting rows one wake step releases for one key or account: keeps transactions short. */
-const RELEASE_MAX = 1000;
-/** Keys and accounts woken per claim; the rest wait for the next claim (their wake time is already due). */
-const WAKE_BATCH = 200;
 /** Re-check of an account whose global wait list this claim started (see above). (Default: 1 s) */
 const FIRST_PARK_RECHECK_MS = 1000;
 
-const survey = {
-  name: "ferry_flow_survey",
-  text: `(SELECT 'key' AS kind, account_id, key FROM flow_keys WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
-    UNION ALL
-    (SELECT 'account', account_id, NULL FROM flow_accounts WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
-    UNION ALL
-    (SELECT DISTINCT 'candidate', account_id, flow_key FROM (
-      SELECT account_id, flow_key FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1
-      ORDER BY due_at LIMIT $2) c)`,
-};
-const lockAccounts = (skip: boolean) => ({
-  name: skip ? "ferry_flow_try_lock_accounts" : "ferry_flow_lock_accounts",
-  text: `SELECT f.account_id, f.wake_at, a.plan FROM flow_accounts f LEFT JOIN accounts a ON a.id = f.account_id
-    WHERE f.account_id = ANY($1::text[]) ORDER BY f.account_id FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
-});
-/**
- * Rows the lock did not return are missing, or (SKIP LOCKED) held elsewhere. Only missing ones are inserted: the
- * unique check of an INSERT would wait for the holder of an existing row, which a claim that skips must never do.
- */
-const ensureAccounts = {
-  name: "ferry_flow_ensure_accounts",
-  text: `INSERT INTO flow_accounts (account_id) SELECT u.id FROM unnest($1::text[]) AS u(id)
-    WHERE NOT EXISTS (SELECT 1 FROM flow_accounts f WHERE f.account_id = u.id)
-    ON CONFLICT (account_id) DO NOTHING`,
-};
-const lockKeys = (skip: boolean) => ({
-  name: skip ? "ferry_flow_try_lock_keys" : "ferry_flow_lock_keys",
-  text: `SELECT f.* FROM flow_keys f JOIN unnest($1::text[], $2::text[]) AS u(account_id, key)
-      ON f.account_id = u.account_id AND f.key = u.key
-    ORDER BY f.account_id, f.key FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
-});
-/** A key whose messages were inserted by a path that did not record it gets one from the message's own values. */
-const ensureKeys = {
-  name: "ferry_flow_ensure_keys",
-  text: `INSERT INTO flow_keys (account_id, key, parallelism, rate, period_sec, created_at)
-    SELECT u.*, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
-      AS u(account_id, key, parallelism, rate, period_sec)
-    WHERE NOT EXISTS (SELECT 1 FROM flow_keys f WHERE f.account_id = u.account_id AND f.key = u.key)
-    ON CONFLICT (account_id, key) DO NOTHING`,
-};
-/**
- * Deliveries in flight per account and per key: run only once their rows are locked (see above). The accounts' fast
- * path bounds are reset (migration 005): this claim's starts are not added to them.
- */
-const countActive = {
-  name: "ferry_flow_count_active",
-  text: `WITH reset AS (UPDATE flow_accounts SET active_bound = NULL WHERE account_id = ANY($1::text[]))
-    SELECT account_id, NULL AS key, count(*)::int AS n FROM messages
-      WHERE state = 'ACTIVE' AND account_id = ANY($1::text[]) GROUP BY account_id
-    UNION ALL
-    SELECT m.account_id, m.flow_key, count(*)::int FROM messages m
-      JOIN unnest($2::text[], $3::text[]) AS u(account_id, key) ON m.account_id = u.account_id AND m.flow_key = u.key
-      WHERE m.state = 'ACTIVE' AND m.flow_key IS NOT NULL GROUP BY m.account_id, m.flow_key`,
-};
-/**
- * Releases waiting rows oldest first: `room` per key (key = NULL: the account's global wait list). The state is
- * checked again on the row itself: a row changed by another transaction meanwhile is re-read after its lock.
- */
-const release = {
-  name: "ferry_flow_release",
-  text: `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) AS r(account_id, key, room)),
-    picked AS (
-      SELECT w.seq FROM r CROSS JOIN LATERAL (
-        SELECT m.seq FROM messages m WHERE r.key IS NOT NULL AND m.state = 'WAITING' AND m.account_id = r.account_id
-          AND m.flow_key = r.key AND m.wait_reason = 'key' ORDER BY m.seq LIMIT r.room) w
-      UNION ALL
-      SELECT w.seq FROM r CROSS JOIN LATERAL (
-        SELECT m.seq FROM messages m WHERE r.key IS NULL AND m.state = 'WAITING' AND m.wait_reason = 'global'
-          AND m.account_id = r.account_id ORDER BY m.seq LIMIT r.room) w)
-    UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, wait_reason = NULL
-    WHERE seq IN (SELECT seq FROM picked) AND state = 'WAITING'`,
-};
-/** Same shape as the foundation's claim (partial index messages_due); `$3` are candidates left for another claim. */
-const candidates = {
-  name: "ferry_flow_candidates",
-  text: `SELECT * FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1 AND seq <> ALL($3::int8[])
-    ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-};
-/** Starts (reason NULL) and parks (reason 'key' or 'global') the candidates of one round. */
-const apply = {
-  name: "ferry_flow_apply",
-  text: `UPDATE messages m SET state = CASE WHEN u.reason IS NULL THEN 'ACTIVE' ELSE 'WAITING' END,
-      wait_reason = u.reason,
-      lease_owner = CASE WHEN u.reason IS NULL THEN $3 END,
-      lease_until = CASE WHEN u.reason IS NULL THEN $4::int8 END
-    FROM unnest($1::int8[], $2::text[]) AS u(seq, reason) WHERE m.seq = u.seq`,
-};
-/** Windows and next wake times of the keys looked at; a key without waiting messages has nothing to wake. */
-const saveKeys = {
-  name: "ferry_flow_save_keys",
-  text: `UPDATE flow_keys f SET rate_count = u.rate_count, period_start = u.period_start,
-      wake_at = CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.state = 'WAITING' AND m.account_id = f.account_id
-        AND m.flow_key = f.key AND m.wait_reason = 'key') THEN u.wake_at END
-    FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int8[])
-      AS u(account_id, key, rate_count, period_start, wake_at)
-    WHERE f.account_id = u.account_id AND f.key = u.key`,
-};
-const saveAccounts = {
-  name: "ferry_flow_save_accounts",
-  text: `UPDATE flow_accounts f SET wake_at = CASE WHEN u.parked OR EXISTS (SELECT 1 FROM messages m
-        WHERE m.state = 'WAITING' AND m.wait_reason = 'global' AND m.account_id = f.account_id) THEN u.wake_at END
-    FROM unnest($1::text[], $2::boolean[], $3::int8[]) AS u(account_id, parked, wake_at)
-    WHERE f.account_id = u.account_id`,
-};
-
-interface KeySlot {
+interface KeySlot extends ClaimKey {
   accountId: string;
   key: string;
-  state: FlowKeyState;
-  active: number;
   /** It has a wait list to look at (wake_at set when locked), not yet looked at by this claim. */
   pending: boolean;
-  dirty: boolean;
 }
 
-interface AccountSlot {
-  cap: number;
-  active: number;
+interface AccountSlot extends ClaimAccount {
   /** Messages already waited for the global bound when this claim locked the row. */
   hadWaiting: boolean;
   /** Its global wait list is still to be looked at by this claim. */
   pending: boolean;
   waking: boolean;
-  parked: boolean;
 }
 
 const slotKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
@@ -195,11 +84,11 @@ class ClaimRun {
     const newAccounts = [...new Set(accountIds)].filter((id) => !this.accounts.has(id));
     const accountRows: { account_id: string; wake_at: number | null; plan: string | null }[] = [];
     if (newAccounts.length > 0) {
-      accountRows.push(...(await tx.query<(typeof accountRows)[number]>(lockAccounts(skip), [newAccounts])));
+      accountRows.push(...(await tx.query<(typeof accountRows)[number]>(sql.lockAccounts(skip), [newAccounts])));
       const missing = newAccounts.filter((id) => !accountRows.some((r) => r.account_id === id));
       if (missing.length > 0) {
-        await tx.execute(ensureAccounts, [missing]);
-        accountRows.push(...(await tx.query<(typeof accountRows)[number]>(lockAccounts(skip), [missing])));
+        await tx.execute(sql.ensureAccounts, [missing]);
+        accountRows.push(...(await tx.query<(typeof accountRows)[number]>(sql.lockAccounts(skip), [missing])));
       }
     }
     const held = (accountId: string) =>
@@ -210,16 +99,16 @@ class ClaimRun {
       const prev = wantedKeys.get(id);
       if (!this.keys.has(id) && held(k.accountId) && (!prev || (!prev.config && k.config))) wantedKeys.set(id, k);
     }
-    const keyRows: FlowKeyRow[] = [];
+    const keyRows: FlowKeyRow<boolean>[] = [];
     if (wantedKeys.size > 0) {
       const list = [...wantedKeys.values()];
       const ids = [list.map((k) => k.accountId), list.map((k) => k.key)];
-      keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), ids)));
+      keyRows.push(...(await tx.query<FlowKeyRow<boolean>>(sql.lockKeys(skip), ids)));
       const found = new Set(keyRows.map((r) => slotKey(r.account_id, r.key)));
       const missing = list.filter((k) => k.config !== undefined && !found.has(slotKey(k.accountId, k.key)));
       if (missing.length > 0) {
         const c = missing.map((k) => k.config!);
-        await tx.execute(ensureKeys, [
+        await tx.execute(sql.ensureKeys, [
           missing.map((k) => k.accountId),
           missing.map((k) => k.key),
           c.map((f) => f.parallelism ?? null),
@@ -228,12 +117,12 @@ class ClaimRun {
           now,
         ]);
         const again = [missing.map((k) => k.accountId), missing.map((k) => k.key)];
-        keyRows.push(...(await tx.query<FlowKeyRow>(lockKeys(skip), again)));
+        keyRows.push(...(await tx.query<FlowKeyRow<boolean>>(sql.lockKeys(skip), again)));
       }
     }
     if (accountRows.length === 0 && keyRows.length === 0) return;
 
-    const counts = await tx.query<{ account_id: string; key: string | null; n: number }>(countActive, [
+    const counts = await tx.query<{ account_id: string; key: string | null; n: number }>(sql.countActive, [
       accountRows.map((r) => r.account_id),
       keyRows.map((r) => r.account_id),
       keyRows.map((r) => r.key),
@@ -242,7 +131,7 @@ class ClaimRun {
       counts.find((c) => c.account_id === accountId && c.key === key)?.n ?? 0;
     for (const r of accountRows) {
       this.accounts.set(r.account_id, {
-        cap: r.plan === null ? Number.POSITIVE_INFINITY : globalParallelismOf(r.plan),
+        cap: accountCap(r.plan),
         active: countOf(r.account_id, null),
         hadWaiting: r.wake_at !== null,
         pending: r.wake_at !== null,
@@ -254,7 +143,7 @@ class ClaimRun {
       this.keys.set(slotKey(r.account_id, r.key), {
         accountId: r.account_id,
         key: r.key,
-        state: stateOfRow(r),
+        state: flowKeyStateOf(r),
         active: countOf(r.account_id, r.key),
         pending: r.wake_at !== null,
         dirty: false,
@@ -275,18 +164,18 @@ class ClaimRun {
       if (!slot.pending) continue;
       slot.pending = false;
       slot.dirty = true; // its wake time is recomputed at the end
-      const room = Math.min(capacity(slot.state, slot.active, this.now), RELEASE_MAX);
+      const room = keyReleaseRoom(slot, this.now);
       if (room > 0) rooms.push({ accountId: slot.accountId, key: slot.key, room });
     }
     for (const [accountId, slot] of this.accounts) {
       if (!slot.pending) continue;
       slot.pending = false;
       slot.waking = true;
-      const room = Math.min(slot.cap - slot.active, RELEASE_MAX);
+      const room = accountReleaseRoom(slot);
       if (room > 0) rooms.push({ accountId, key: null, room });
     }
     if (rooms.length === 0) return false;
-    const released = await this.tx.execute(release, [
+    const released = await this.tx.execute(sql.release, [
       rooms.map((r) => r.accountId),
       rooms.map((r) => r.key),
       rooms.map((r) => r.room),
@@ -301,11 +190,11 @@ class ClaimRun {
     const { tx, now } = this;
     const started: Message[] = [];
     const leftAlone: number[] = [];
-    const scanBudget = Math.max(limit * 4, 2000);
+    const scanBudget = claimScanBudget(limit);
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
-      const rows = await tx.query<MessageRow>(candidates, [now, want, leftAlone]);
+      const rows = await tx.query<MessageRow>(sql.candidates, [now, want, leftAlone]);
       if (rows.length === 0) break;
       scanned += rows.length;
       // Rows met for the first time now are only taken if free: waiting here could deadlock (see the top).
@@ -328,26 +217,11 @@ class ClaimRun {
           leftAlone.push(row.seq);
           continue;
         }
-        if (slot && !decide(slot.state, slot.active, now).admit) {
-          slot.dirty = true;
-          decided.push({ row, reason: "key" });
-          continue;
-        }
-        if (account.active >= account.cap) {
-          account.parked = true;
-          decided.push({ row, reason: "global" });
-          continue;
-        }
-        account.active++;
-        if (slot) {
-          slot.active++;
-          slot.state = recordStart(slot.state, now);
-          slot.dirty = true;
-        }
-        decided.push({ row, reason: null });
+        const decision = decideCandidate(account, slot, now);
+        decided.push({ row, reason: decision === "start" ? null : decision });
       }
       if (decided.length > 0) {
-        await tx.execute(apply, [decided.map((d) => d.row.seq), decided.map((d) => d.reason), owner, leaseUntil]);
+        await tx.execute(sql.apply, [decided.map((d) => d.row.seq), decided.map((d) => d.reason), owner, leaseUntil]);
       }
       for (const { row, reason } of decided) {
         if (reason !== null) continue;
@@ -367,7 +241,7 @@ class ClaimRun {
     const { tx, now } = this;
     const keys = [...this.keys.values()].filter((s) => s.dirty);
     if (keys.length > 0) {
-      await tx.execute(saveKeys, [
+      await tx.execute(sql.saveKeys, [
         keys.map((s) => s.accountId),
         keys.map((s) => s.key),
         keys.map((s) => s.state.rateCount),
@@ -377,10 +251,10 @@ class ClaimRun {
     }
     const accounts = [...this.accounts.entries()].filter(([, s]) => s.waking || s.parked);
     if (accounts.length > 0) {
-      await tx.execute(saveAccounts, [
+      await tx.execute(sql.saveAccounts, [
         accounts.map(([id]) => id),
         accounts.map(([, s]) => s.parked),
-        accounts.map(([, s]) => now + (s.parked && !s.hadWaiting ? FIRST_PARK_RECHECK_MS : FLOW_RECHECK_MS)),
+        accounts.map(([, s]) => accountWakeAt(now, s.parked && !s.hadWaiting, FIRST_PARK_RECHECK_MS)),
       ]);
     }
   }
@@ -393,7 +267,7 @@ export async function flowClaim(
 ): Promise<{ messages: Message[]; startedAt: number }> {
   const run = new ClaimRun(tx, p.now);
   // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
-  const seen = await tx.query<{ kind: string; account_id: string; key: string | null }>(survey, [p.now, p.limit]);
+  const seen = await tx.query<{ kind: string; account_id: string; key: string | null }>(sql.survey, [p.now, p.limit]);
   if (seen.length === 0) return { messages: [], startedAt: p.now };
   await run.acquire(
     seen.map((s) => s.account_id),

@@ -1,4 +1,4 @@
-import { globalParallelismOf } from "../../domain/flow-window.js";
+import { fastPathRoom } from "../../domain/flow-claim.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { InsertItem } from "../store.js";
 import type { Tx } from "./write-batcher.js";
@@ -31,9 +31,8 @@ export function fastPathGate(tx: Tx, items: readonly InsertItem[]): (m: NewMessa
         m.accountId,
         wanted,
       ]);
-      if (!row) left = 0;
-      else if (row.plan === null) left = Number.POSITIVE_INFINITY;
-      else left = row.waiting ? 0 : globalParallelismOf(row.plan) - row.active;
+      // No row: another transaction holds the account's flow row; the message goes through the claim.
+      left = row ? fastPathRoom(row) : 0;
     }
     room.set(m.accountId, left - 1);
     return left > 0;

@@ -1,34 +1,5 @@
-import type { FlowKeyState } from "../../domain/flow-window.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { Tx } from "./write-batcher.js";
-
-/** A `flow_keys` row (migration 005) as pg returns it (BIGINT parsed to numbers). */
-export interface FlowKeyRow {
-  account_id: string;
-  key: string;
-  parallelism: number | null;
-  rate: number | null;
-  period_sec: number;
-  rate_count: number;
-  period_start: number;
-  paused: boolean;
-  pinned_parallelism: boolean;
-  pinned_rate: boolean;
-  wake_at: number | null;
-  created_at: number;
-}
-
-export function stateOfRow(r: FlowKeyRow): FlowKeyState {
-  const s: FlowKeyState = {
-    periodSec: r.period_sec,
-    rateCount: r.rate_count,
-    periodStart: r.period_start,
-    paused: r.paused,
-  };
-  if (r.parallelism !== null) s.parallelism = r.parallelism;
-  if (r.rate !== null) s.rate = r.rate;
-  return s;
-}
 
 /**
  * A message's Svc-Flow-Control-Value configures its key (the latest message wins), except for pinned parts

@@ -1,25 +1,7 @@
 import type { FlowControlStore, FlowKeyRecord } from "../flow-control-store.js";
+import { flowKeyRecordOf } from "../rows-shared.js";
 import type { SqliteContext } from "./context.js";
 import { type FlowKeyRow, flowEngine } from "./flow-control.js";
-
-function record(r: FlowKeyRow, parallelismCount: number, waitListSize: number): FlowKeyRecord {
-  const out: FlowKeyRecord = {
-    accountId: r.account_id,
-    key: r.key,
-    periodSec: r.period_sec,
-    rateCount: r.rate_count,
-    periodStart: r.period_start,
-    paused: r.paused === 1,
-    pinnedParallelism: r.pinned_parallelism === 1,
-    pinnedRate: r.pinned_rate === 1,
-    createdAt: r.created_at,
-    parallelismCount,
-    waitListSize,
-  };
-  if (r.parallelism !== null) out.parallelism = r.parallelism;
-  if (r.rate !== null) out.rate = r.rate;
-  return out;
-}
 
 /** Reads and steers flow-control keys; the limits themselves are applied by the claim (flow-control.ts). */
 export function flowControlQueries(ctx: SqliteContext): FlowControlStore {
@@ -64,7 +46,7 @@ export function flowControlQueries(ctx: SqliteContext): FlowControlStore {
 
   const getRecord = (accountId: string, key: string): FlowKeyRecord | undefined => {
     const row = flow.getKey(accountId, key);
-    return row && record(row, flow.countActive(accountId, key), flow.countWaiting(accountId, key));
+    return row && flowKeyRecordOf(row, flow.countActive(accountId, key), flow.countWaiting(accountId, key));
   };
 
   return {
@@ -73,7 +55,7 @@ export function flowControlQueries(ctx: SqliteContext): FlowControlStore {
       const active = counts(activeByKey.all(accountId));
       const waiting = counts(waitingByKey.all(accountId));
       return (list.all(accountId) as FlowKeyRow[]).map((r) =>
-        record(r, active.get(r.key) ?? 0, waiting.get(r.key) ?? 0),
+        flowKeyRecordOf(r, active.get(r.key) ?? 0, waiting.get(r.key) ?? 0),
       );
     },
 

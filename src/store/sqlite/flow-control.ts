@@ -1,22 +1,25 @@
 import type Database from "better-sqlite3";
 import {
-  capacity,
-  decide,
-  FLOW_RECHECK_MS,
-  type FlowKeyState,
-  type FlowLimits,
-  globalParallelismOf,
-  mergeConfig,
-  nextWakeAt,
-  recordStart,
-  sameLimits,
-} from "../../domain/flow-window.js";
+  accountCap,
+  accountReleaseRoom,
+  accountWakeAt,
+  type ClaimAccount,
+  type ClaimKey,
+  claimScanBudget,
+  decideCandidate,
+  fastPathRoom,
+  keyReleaseRoom,
+  WAKE_BATCH,
+} from "../../domain/flow-claim.js";
+import { type FlowLimits, mergeConfig, nextWakeAt, sameLimits } from "../../domain/flow-window.js";
 import type { Message, NewMessage } from "../../domain/message.js";
+import { type FlowKeyRow as SharedFlowKeyRow, flowKeyStateOf } from "../rows-shared.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 /**
- * Flow control inside the SQLite claim (docs/flow-control.md). Everything here runs synchronously inside a write
- * transaction (`ctx.write`), so the counts it reads cannot change under it:
+ * Flow control inside the SQLite claim (docs/flow-control.md): this file locks (the write transaction), loads,
+ * and applies; which candidates start, park or wake is decided in src/domain/flow-claim.ts. Everything here runs
+ * synchronously inside a write transaction (`ctx.write`), so the counts it reads cannot change under it:
  * - a candidate with a flow-control key starts only if the key is not paused, fewer than `parallelism` of the key's
  *   rows are ACTIVE, and fewer than `rate` started in the current window; otherwise it moves to WAITING
  *   (`wait_reason = 'key'`), out of the claim's way;
@@ -29,20 +32,8 @@ import { type MessageRow, messageFromRow } from "./rows.js";
  * serialises every start of a key (starts only happen in the claim) while other keys proceed in parallel.
  */
 
-export interface FlowKeyRow {
-  account_id: string;
-  key: string;
-  parallelism: number | null;
-  rate: number | null;
-  period_sec: number;
-  rate_count: number;
-  period_start: number;
-  paused: number;
-  pinned_parallelism: number;
-  pinned_rate: number;
-  wake_at: number | null;
-  created_at: number;
-}
+/** A `flow_keys` row as better-sqlite3 returns it (flags 0/1). */
+export type FlowKeyRow = SharedFlowKeyRow<number>;
 
 interface AccountFlowRow {
   plan: string | null;
@@ -50,36 +41,13 @@ interface AccountFlowRow {
   wake_at: number | null;
 }
 
-/** Largest number of waiting rows one wake step releases for one key or account: keeps transactions short. */
-const RELEASE_MAX = 1000;
-/** Keys and accounts woken per claim; the rest wait for the next claim (their wake time is already due). */
-const WAKE_BATCH = 200;
-
-export function stateOfRow(r: FlowKeyRow): FlowKeyState {
-  const s: FlowKeyState = {
-    periodSec: r.period_sec,
-    rateCount: r.rate_count,
-    periodStart: r.period_start,
-    paused: r.paused === 1,
-  };
-  if (r.parallelism !== null) s.parallelism = r.parallelism;
-  if (r.rate !== null) s.rate = r.rate;
-  return s;
-}
-
-interface KeySlot {
+interface KeySlot extends ClaimKey {
   accountId: string;
   key: string;
-  state: FlowKeyState;
-  active: number;
-  dirty: boolean;
 }
 
-interface AccountSlot {
-  cap: number;
-  active: number;
+interface AccountSlot extends ClaimAccount {
   waking: boolean;
-  parked: boolean;
 }
 
 export interface FlowEngine {
@@ -211,7 +179,7 @@ function createEngine(db: Database.Database): FlowEngine {
       insertKey(m);
       return;
     }
-    const current = stateOfRow(row);
+    const current = flowKeyStateOf(row);
     const next: FlowLimits = mergeConfig(current, fc, {
       pinnedParallelism: row.pinned_parallelism === 1,
       pinnedRate: row.pinned_rate === 1,
@@ -231,10 +199,8 @@ function createEngine(db: Database.Database): FlowEngine {
   function fastPathAllowed(m: NewMessage): boolean {
     if (m.spec.flowControl) return false;
     const a = accountInfo(m.accountId);
-    if (a.plan === null) return true;
     // Messages already waiting for the global bound go first: no overtaking through the fast path.
-    if (a.wake_at !== null) return false;
-    return (a.active ?? 0) < globalParallelismOf(a.plan);
+    return fastPathRoom({ plan: a.plan, waiting: a.wake_at !== null, active: a.active ?? 0 }) > 0;
   }
 
   function claim(p: { now: number; limit: number; owner: string; leaseUntil: number }): Message[] {
@@ -247,7 +213,7 @@ function createEngine(db: Database.Database): FlowEngine {
       if (!slot) {
         const a = accountInfo(accountId);
         slot = {
-          cap: a.plan === null ? Number.POSITIVE_INFINITY : globalParallelismOf(a.plan),
+          cap: accountCap(a.plan),
           active: a.active ?? 0,
           waking: false,
           parked: false,
@@ -265,7 +231,7 @@ function createEngine(db: Database.Database): FlowEngine {
           "period_sec" in row
             ? row
             : ((keyGet.get(accountId, key) as FlowKeyRow | undefined) ?? insertKey(messageFromRow(row)));
-        slot = { accountId, key, state: stateOfRow(r), active: count(activeOfKey, accountId, key), dirty: false };
+        slot = { accountId, key, state: flowKeyStateOf(r), active: count(activeOfKey, accountId, key), dirty: false };
         keys.set(id, slot);
       }
       return slot;
@@ -275,19 +241,19 @@ function createEngine(db: Database.Database): FlowEngine {
     for (const r of keysDue.all(now) as FlowKeyRow[]) {
       const slot = keySlot(r.account_id, r.key, r);
       slot.dirty = true; // its wake time is recomputed below
-      const room = Math.min(capacity(slot.state, slot.active, now), RELEASE_MAX);
+      const room = keyReleaseRoom(slot, now);
       if (room > 0) releaseKey.run(r.account_id, r.key, room);
     }
     for (const { account_id } of accountsDue.all(now) as { account_id: string }[]) {
       const slot = accountSlot(account_id);
       slot.waking = true;
-      const room = Math.min(slot.cap - slot.active, RELEASE_MAX);
+      const room = accountReleaseRoom(slot);
       if (room > 0) releaseGlobal.run(account_id, room);
     }
 
     // 2. Claim: every candidate either starts or moves to a wait list, so each round makes progress.
     const started: Message[] = [];
-    const scanBudget = Math.max(limit * 4, 2000);
+    const scanBudget = claimScanBudget(limit);
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
@@ -299,27 +265,11 @@ function createEngine(db: Database.Database): FlowEngine {
       const parkedGlobal: number[] = [];
       for (const row of rows) {
         const account = accountSlot(row.account_id);
-        let slot: KeySlot | undefined;
-        if (row.flow_key !== null) {
-          slot = keySlot(row.account_id, row.flow_key, row);
-          if (!decide(slot.state, slot.active, now).admit) {
-            parkedKey.push(row.seq);
-            slot.dirty = true;
-            continue;
-          }
-        }
-        if (account.active >= account.cap) {
-          parkedGlobal.push(row.seq);
-          account.parked = true;
-          continue;
-        }
-        account.active++;
-        if (slot) {
-          slot.active++;
-          slot.state = recordStart(slot.state, now);
-          slot.dirty = true;
-        }
-        admitted.push(row);
+        const slot = row.flow_key === null ? undefined : keySlot(row.account_id, row.flow_key, row);
+        const decision = decideCandidate(account, slot, now);
+        if (decision === "key") parkedKey.push(row.seq);
+        else if (decision === "global") parkedGlobal.push(row.seq);
+        else admitted.push(row);
       }
       if (admitted.length > 0) admit.run(owner, leaseUntil, JSON.stringify(admitted.map((r) => r.seq)));
       if (parkedKey.length > 0) park.run("key", JSON.stringify(parkedKey));
@@ -349,7 +299,7 @@ function createEngine(db: Database.Database): FlowEngine {
     for (const [accountId, slot] of accounts) {
       if (!slot.waking && !slot.parked) continue;
       const waiting = slot.parked || accountHasWaiting.get(accountId) !== undefined;
-      accountSetWake.run(accountId, waiting ? now + FLOW_RECHECK_MS : null);
+      accountSetWake.run(accountId, waiting ? accountWakeAt(now, false) : null);
     }
     return started;
   }
