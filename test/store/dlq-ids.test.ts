@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DlqIdMinter } from "../../src/domain/dlq-id.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
-import { postgresAvailable } from "../helpers/postgres.js";
-import { openPostgresTestStores } from "./adapters.js";
+import { type AdapterFactory, adapters } from "./adapters.js";
+import { aMessage } from "./factories.js";
 
 /**
  * DLQ ids are unique across nodes (domain/dlq-id.ts): two stores on one database, each a "node", take node numbers
@@ -16,54 +12,16 @@ import { openPostgresTestStores } from "./adapters.js";
 const NOW = 1_800_000_000_000;
 const PER_NODE = 200;
 
-/** Two stores on one fresh database: two SQLite connections to one file, or two PostgreSQL pools. */
-const pairs: { name: string; open(): Promise<{ stores: [Store, Store]; dispose(): Promise<void> }> }[] = [
-  {
-    name: "sqlite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "ferry-dlq-ids-"));
-      const path = join(dir, "ferry.db");
-      const a = openSqliteStore({ path, synchronous: "NORMAL" });
-      const b = openSqliteStore({ path, synchronous: "NORMAL" });
-      return {
-        stores: [a, b],
-        dispose: async () => {
-          await a.close();
-          await b.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  ...(postgresAvailable()
-    ? [
-        {
-          name: "postgres",
-          open: async () => {
-            const opened = await openPostgresTestStores();
-            return { stores: [opened.store, await opened.more()] as [Store, Store], dispose: opened.dispose };
-          },
-        },
-      ]
-    : []),
-];
+/** Two stores ("nodes") on one fresh database: two SQLite connections to one file, or two PostgreSQL pools. */
+async function openPair(adapter: AdapterFactory): Promise<{ stores: [Store, Store]; dispose(): Promise<void> }> {
+  const opened = await adapter.open();
+  return { stores: [opened.store, await opened.more()], dispose: opened.dispose };
+}
 
-const message = (id: string): NewMessage => ({
-  id,
-  accountId: "acc",
-  kind: "message",
-  state: "CREATED",
-  url: "http://127.0.0.1:9/a",
-  body: Buffer.from("b"),
-  spec: { method: "POST", headers: {}, retries: 0 },
-  createdAt: NOW,
-  notBefore: 0,
-  dueAt: NOW,
-  retried: 0,
-});
+const message = (id: string): NewMessage => aMessage("acc", { id, body: Buffer.from("b"), at: NOW });
 
-for (const pair of pairs) {
-  describe(`DLQ ids across nodes: ${pair.name}`, () => {
+for (const adapter of adapters) {
+  describe(`DLQ ids across nodes: ${adapter.name}`, () => {
     let dispose: (() => Promise<void>) | undefined;
     afterEach(async () => {
       await dispose?.();
@@ -71,7 +29,7 @@ for (const pair of pairs) {
     });
 
     it("node numbers are never handed out twice, even when taken at once", async () => {
-      const opened = await pair.open();
+      const opened = await openPair(adapter);
       dispose = opened.dispose;
       const [a, b] = opened.stores;
       const numbers = await Promise.all([a, b, a, b, a, b].map((s) => s.nodeNumberTake()));
@@ -79,7 +37,7 @@ for (const pair of pairs) {
     });
 
     it("two nodes minting in the same millisecond finish every failed message into the DLQ", async () => {
-      const opened = await pair.open();
+      const opened = await openPair(adapter);
       dispose = opened.dispose;
       const [a, b] = opened.stores;
       const [nodeA, nodeB] = await Promise.all([a.nodeNumberTake(), b.nodeNumberTake()]);

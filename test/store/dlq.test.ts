@@ -1,43 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import type { DlqResponse, Store } from "../../src/store/store.js";
 import { adapters } from "./adapters.js";
+import { aMessage, anAccount, NOW } from "./factories.js";
 
 /** The dead letter queue store methods (reference §1.8) against every adapter. */
-const NOW = 1_800_000_000_000;
 
-function accountRow(id: string) {
-  return {
-    id,
-    customerId: "c",
-    token: `t-${id}`,
-    password: "p",
-    currentSigningKey: "sig_current_key_0000",
-    nextSigningKey: "sig_next_key_00000000",
-    plan: "paid" as const,
-    state: "active",
-    active: true,
-    createdAt: NOW,
-  };
-}
-
-function message(accountId: string, over: Partial<NewMessage> = {}): NewMessage {
-  return {
-    id: newMessageId(NOW),
-    accountId,
-    kind: "message",
+const message = (accountId: string, over: Partial<NewMessage> = {}): NewMessage =>
+  aMessage(accountId, {
     state: "CREATED",
-    url: "http://127.0.0.1:9/a",
     body: Buffer.from("payload"),
     spec: { method: "POST", headers: { "X-A": ["1"] }, retries: 0 },
-    createdAt: NOW,
-    notBefore: 0,
-    dueAt: NOW,
-    retried: 0,
     ...over,
-  };
-}
+  });
 
 for (const adapter of adapters) {
   describe(`dead letter queue store: ${adapter.name}`, () => {
@@ -46,8 +21,8 @@ for (const adapter of adapters) {
     let dlqSeq = 0;
     beforeEach(async () => {
       ({ store, dispose } = await adapter.open());
-      await store.accountInsert({ account: accountRow("acc-1") });
-      await store.accountInsert({ account: accountRow("acc-2") });
+      await store.accountInsert({ account: anAccount("acc-1") });
+      await store.accountInsert({ account: anAccount("acc-2") });
     });
     afterEach(async () => {
       await dispose();

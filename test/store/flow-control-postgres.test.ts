@@ -4,7 +4,7 @@ import type { FlowControl, Message } from "../../src/domain/message.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
-import { account, message, T0 } from "./flow-fixtures.js";
+import { aKeyedMessage, anAccount, NOW as T0 } from "./factories.js";
 
 /**
  * Flow control with several nodes on one PostgreSQL database: stores with their own pools claiming at once, and the
@@ -27,8 +27,8 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
     raw.on("error", () => {});
     raw.on("connect", (client) => client.on("error", () => {}));
-    await store.accountInsert({ account: account("acc-paid", "paid") });
-    await store.accountInsert({ account: account("acc-free", "free") });
+    await store.accountInsert({ account: anAccount("acc-paid", { plan: "paid" }) });
+    await store.accountInsert({ account: anAccount("acc-free", { plan: "free" }) });
   });
   afterEach(async () => {
     await raw.end();
@@ -39,8 +39,8 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     into.messageInsertMany({
       items: Array.from({ length: n }, () =>
         leaseOwner
-          ? { message: message(accountId, now, fc), leaseOwner, leaseUntil: now + LEASE }
-          : { message: message(accountId, now, fc) },
+          ? { message: aKeyedMessage(accountId, now, fc), leaseOwner, leaseUntil: now + LEASE }
+          : { message: aKeyedMessage(accountId, now, fc) },
       ),
       now,
       dedupWindowMs: 0,

@@ -1,15 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FlowControl, Message } from "../../src/domain/message.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
-import { postgresAvailable } from "../helpers/postgres.js";
-import { openPostgresTestStores } from "./adapters.js";
-import { account, message, T0 } from "./flow-fixtures.js";
+import { adapters, type OpenedStore } from "./adapters.js";
+import { aKeyedMessage, anAccount, NOW } from "./factories.js";
 
 /**
  * The claim's flow-control rules against both stores, with time passed in explicitly. Two lease owners stand for
@@ -17,71 +10,17 @@ import { account, message, T0 } from "./flow-fixtures.js";
  * concurrent nodes (stores with their own pools) and the row-lock protocol.
  */
 const LEASE = 60_000;
+const T0 = NOW;
 
-interface Opened {
-  store: Store;
-  /** ACTIVE rows of the account, read from the database itself (not through the store). */
-  activeRows(accountId: string): Promise<number>;
-  dispose(): Promise<void>;
-}
-
-const factories: { name: string; open(): Promise<Opened> }[] = [
-  {
-    name: "sqlite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "ferry-flow-"));
-      const path = join(dir, "ferry.db");
-      const store = openSqliteStore({ path, synchronous: "NORMAL" });
-      const raw = new Database(path, { readonly: true });
-      const active = raw.prepare("SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND state = 'ACTIVE'");
-      return {
-        store,
-        activeRows: async (accountId) => (active.get(accountId) as { n: number }).n,
-        dispose: async () => {
-          raw.close();
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  ...(postgresAvailable()
-    ? [
-        {
-          name: "postgres",
-          open: async (): Promise<Opened> => {
-            const db = await openPostgresTestStores();
-            const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-            // pool.end() resolves before its sockets are closed; dropping the database then cuts them on purpose.
-            pool.on("error", () => {});
-            pool.on("connect", (client) => client.on("error", () => {}));
-            const sql = async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rows;
-            return {
-              store: db.store,
-              activeRows: async (accountId) => {
-                const text = "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND state = 'ACTIVE'";
-                return (await sql(text, [accountId]))[0]!.n as number;
-              },
-              dispose: async () => {
-                await pool.end();
-                await db.dispose();
-              },
-            };
-          },
-        },
-      ]
-    : []),
-];
-
-for (const factory of factories) {
-  describe(`flow control: ${factory.name}`, () => {
-    let opened: Opened;
+for (const adapter of adapters) {
+  describe(`flow control: ${adapter.name}`, () => {
+    let opened: OpenedStore;
     let store: Store;
 
     type Item = Parameters<Store["messageInsertMany"]>[0]["items"][number];
     async function insert(n: number, accountId: string, now: number, fc?: FlowControl, leaseOwner?: string) {
       const items = Array.from({ length: n }, () => {
-        const item: Item = { message: message(accountId, now, fc) };
+        const item: Item = { message: aKeyedMessage(accountId, now, fc) };
         if (leaseOwner) {
           item.leaseOwner = leaseOwner;
           item.leaseUntil = now + LEASE;
@@ -104,13 +43,17 @@ for (const factory of factories) {
         newMessages: [],
       });
 
-    const activeRows = (accountId: string) => opened.activeRows(accountId);
+    /** ACTIVE rows of the account, read from the database itself (not through the store). */
+    const activeRows = async (accountId: string) => {
+      const text = "SELECT COUNT(*) AS n FROM messages WHERE account_id = $1 AND state = 'ACTIVE'";
+      return Number((await opened.sql<{ n: number | string }>(text, [accountId]))[0]!.n);
+    };
 
     beforeEach(async () => {
-      opened = await factory.open();
+      opened = await adapter.open();
       store = opened.store;
-      await store.accountInsert({ account: account("acc-paid", "paid") });
-      await store.accountInsert({ account: account("acc-free", "free") });
+      await store.accountInsert({ account: anAccount("acc-paid", { plan: "paid" }) });
+      await store.accountInsert({ account: anAccount("acc-free", { plan: "free" }) });
     });
     afterEach(async () => {
       await opened.dispose();

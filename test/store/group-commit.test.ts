@@ -1,36 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import type { Store } from "../../src/store/store.js";
 import { adapters } from "./adapters.js";
+import { aMessage, anAccount, NOW } from "./factories.js";
 
-const NOW = 1_800_000_000_000;
-const account = {
-  id: "acc-gc",
-  customerId: "c",
-  token: "t-gc",
-  password: "p",
-  currentSigningKey: "sig_current_key_0000",
-  nextSigningKey: "sig_next_key_00000000",
-  plan: "paid" as const,
-  state: "active",
-  active: true,
-  createdAt: NOW,
-};
+const account = anAccount("acc-gc", { token: "t-gc" });
 
-const message = (): NewMessage => ({
-  id: newMessageId(NOW),
-  accountId: account.id,
-  kind: "message",
-  state: "CREATED",
-  url: "http://127.0.0.1:9/x",
-  body: Buffer.from("b"),
-  spec: { method: "POST", headers: {}, retries: 0 },
-  createdAt: NOW,
-  notBefore: 0,
-  dueAt: NOW,
-  retried: 0,
-});
+const message = (): NewMessage => aMessage(account.id, { body: Buffer.from("b") });
 
 for (const adapter of adapters) {
   describe(`group commit: ${adapter.name}`, () => {

@@ -1,30 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newMessageId } from "../../src/domain/ids.js";
 import type { SearchIndex } from "../../src/domain/search.js";
-import type { Account, Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { adapters, openPostgresTestStores } from "./adapters.js";
+import { anAccount as account, NOW } from "./factories.js";
 
 /** The management capability's storage (customers, account fields, search indexes, usage, daily quota). */
-const NOW = 1_800_000_000_000;
 const DAY_MS = 86_400_000;
 const DAY = NOW - (NOW % DAY_MS);
-
-function account(id: string, over: Partial<Account> = {}): Account {
-  return {
-    id,
-    customerId: "owner@test.local",
-    token: `token-${id}`,
-    password: `password-${id}`,
-    currentSigningKey: `sig_current_${id}`,
-    nextSigningKey: `sig_next_${id}`,
-    plan: "paid",
-    state: "active",
-    active: true,
-    createdAt: NOW,
-    ...over,
-  };
-}
 
 const customer = (email: string, createdAt = NOW) => ({ email, apiKeyHash: `hash-of-${email}`, createdAt });
 

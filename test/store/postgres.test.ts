@@ -1,40 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import { isUnavailableError } from "../../src/store/postgres/connection.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
+import { aMessage, anAccount, NOW } from "./factories.js";
 
-const NOW = 1_800_000_000_000;
-const account = {
-  id: "acc-pg",
-  customerId: "c",
-  token: "t-pg",
-  password: "p",
-  currentSigningKey: "sig_current_key_0000",
-  nextSigningKey: "sig_next_key_00000000",
-  plan: "paid" as const,
-  state: "active",
-  active: true,
-  createdAt: NOW,
-};
+const account = anAccount("acc-pg", { token: "t-pg" });
 
-const message = (over: Partial<NewMessage> = {}): NewMessage => ({
-  id: newMessageId(NOW),
-  accountId: account.id,
-  kind: "message",
-  state: "CREATED",
-  url: "http://127.0.0.1:9/x",
-  body: Buffer.from("b"),
-  spec: { method: "POST", headers: {}, retries: 3 },
-  createdAt: NOW,
-  notBefore: 0,
-  dueAt: NOW,
-  retried: 0,
-  ...over,
-});
+const message = (over: Partial<NewMessage> = {}): NewMessage =>
+  aMessage(account.id, { body: Buffer.from("b"), spec: { method: "POST", headers: {}, retries: 3 }, ...over });
 
 describe.runIf(postgresAvailable())("PostgreSQL store: several nodes on one database", () => {
   let a: Store;

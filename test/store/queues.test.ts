@@ -1,14 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/domain/ids.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import type { Account, Store } from "../../src/store/store.js";
-import { postgresAvailable } from "../helpers/postgres.js";
-import { openPostgresTestStores } from "./adapters.js";
+import type { Store } from "../../src/store/store.js";
+import { adapters, type OpenedStore } from "./adapters.js";
+import { aMessage, anAccount } from "./factories.js";
 
 /**
  * The FIFO rule of queues lives in the store: these tests drive it through the Store interface only, the way the
@@ -17,84 +11,18 @@ import { openPostgresTestStores } from "./adapters.js";
 const ACCOUNT = "acc_1";
 const T0 = 1_700_000_000_000;
 
-/** One database and the nodes open on it. `another()` opens one more node on the same database. */
-interface Nodes {
-  first: Store;
-  another(): Promise<Store>;
-  /** PostgreSQL only: the database URL, for reading committed snapshots behind the store's back. */
-  url?: string;
-  dispose(): Promise<void>;
-}
-
-const factories: { name: string; open(): Promise<Nodes> }[] = [
-  {
-    name: "sqlite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "ferry-store-"));
-      const opened: Store[] = [];
-      const another = async () => {
-        const store = openSqliteStore({ path: join(dir, "ferry.db"), synchronous: "NORMAL" });
-        await store.migrate();
-        opened.push(store);
-        return store;
-      };
-      const first = await another();
-      return {
-        first,
-        another,
-        dispose: async () => {
-          for (const s of opened) await s.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  ...(postgresAvailable()
-    ? [
-        {
-          name: "postgres",
-          open: async (): Promise<Nodes> => {
-            const t = await openPostgresTestStores();
-            return { first: t.store, another: t.more, url: t.url, dispose: t.dispose };
-          },
-        },
-      ]
-    : []),
-];
-
-const account: Account = {
-  id: ACCOUNT,
-  customerId: "c",
-  token: "t1",
-  password: "p",
-  currentSigningKey: "sig_current_key_0000",
-  nextSigningKey: "sig_next_key_00000000",
-  plan: "paid",
-  state: "active",
-  active: true,
-  createdAt: T0,
-};
+const account = anAccount(ACCOUNT, { createdAt: T0 });
 
 let now = T0;
 
-function message(queueName: string | undefined, overrides: Partial<NewMessage> = {}): NewMessage {
-  const m: NewMessage = {
-    id: newMessageId(now),
-    accountId: ACCOUNT,
-    kind: "message",
-    state: queueName !== undefined ? "QUEUED" : "CREATED",
+const message = (queueName: string | undefined, overrides: Partial<NewMessage> = {}): NewMessage =>
+  aMessage(ACCOUNT, {
+    at: now,
     url: "http://127.0.0.1:9/",
-    body: undefined,
     spec: { method: "POST", headers: {}, retries: 3 },
-    createdAt: now,
-    notBefore: 0,
-    dueAt: now,
-    retried: 0,
+    ...(queueName !== undefined ? { queueName } : {}),
     ...overrides,
-  };
-  if (queueName !== undefined) m.queueName = queueName;
-  return m;
-}
+  });
 
 async function insert(store: Store, ...messages: NewMessage[]) {
   await store.messageInsertMany({ items: messages.map((m) => ({ message: m })), now, dedupWindowMs: 0 });
@@ -125,14 +53,14 @@ function finish(
 
 const ids = (ms: readonly { id: string }[]) => ms.map((m) => m.id);
 
-for (const factory of factories) {
-  describe(`queue slots: ${factory.name}`, () => {
-    let nodes: Nodes;
+for (const adapter of adapters) {
+  describe(`queue slots: ${adapter.name}`, () => {
+    let nodes: OpenedStore;
     let store: Store;
     beforeEach(async () => {
       now = T0;
-      nodes = await factory.open();
-      store = nodes.first;
+      nodes = await adapter.open();
+      store = nodes.store;
       await store.accountInsert({ account });
     });
     afterEach(async () => {
@@ -283,7 +211,7 @@ for (const factory of factories) {
 
     it("keeps the rule with two nodes on one database", async () => {
       const nodeA = store;
-      const nodeB = await nodes.another();
+      const nodeB = await nodes.more();
       const [a, b] = [message("shared"), message("shared")];
       await insert(nodeA, a);
       await insert(nodeB, b);
@@ -307,7 +235,7 @@ for (const factory of factories) {
     });
 
     it("never exceeds max_queues when several nodes create queues at once", async () => {
-      const others = [await nodes.another(), await nodes.another()];
+      const others = [await nodes.more(), await nodes.more()];
       const all = [store, ...others];
       const common = (i: number) => ({ accountId: ACCOUNT, name: `q${i}`, now, maxQueues: 4 });
       const results = await Promise.all(
@@ -323,80 +251,76 @@ for (const factory of factories) {
     });
 
     it("keeps FIFO order and parallelism exactly while two nodes publish, claim and finish at once", async () => {
-      const nodeB = await nodes.another();
-      const snapshot = factory.name === "postgres" ? await headChecker(nodes.url!) : undefined;
-      try {
-        for (const parallelism of [1, 3]) {
-          const queue = `p${parallelism}`;
-          await store.queueUpsert({ accountId: ACCOUNT, name: queue, parallelism, paused: false, now, maxQueues: 10 });
-          const total = 60;
-          const published: string[] = [];
-          const started: string[] = [];
-          let finished = 0;
-          let violations: string[] = [];
-          let publishing = true;
+      const nodeB = await nodes.more();
+      const snapshot = headChecker(nodes);
+      for (const parallelism of [1, 3]) {
+        const queue = `p${parallelism}`;
+        await store.queueUpsert({ accountId: ACCOUNT, name: queue, parallelism, paused: false, now, maxQueues: 10 });
+        const total = 60;
+        const published: string[] = [];
+        const started: string[] = [];
+        let finished = 0;
+        let violations: string[] = [];
+        let publishing = true;
 
-          // Publishers on both nodes at once: concurrent inserts must not let a later arrival overtake.
-          const publisher = async (node: Store) => {
-            for (let i = 0; i < total / 2; i++) {
-              const m = message(queue);
-              await insert(node, m);
-              published.push(m.id);
-            }
-          };
-          const worker = async (node: Store, owner: string) => {
-            for (let round = 0; round < 2000 && finished < total; round++) {
-              const leased = await lease(node, owner, 5);
-              started.push(...ids(leased));
-              if (leased.length === 0) await new Promise((r) => setTimeout(r, 2));
-              await Promise.all(
-                leased.map(async (m, i) => {
-                  // Outcomes of one node land in one batch and across nodes at once; some retry first.
-                  if ((m.id.charCodeAt(m.id.length - 1) + i) % 7 === 0 && m.retried === 0) {
-                    expect(await finish(node, m, "retry", [], owner)).toBe(true);
-                    return;
-                  }
-                  expect(await finish(node, m, "delivered", [], owner)).toBe(true);
-                  finished++;
-                }),
-              );
-            }
-          };
-          const checker = async () => {
-            while (snapshot && (publishing || finished < total)) {
-              violations = violations.concat(await snapshot(queue, parallelism));
-              await new Promise((r) => setTimeout(r, 1));
-            }
-          };
-          const publishers = Promise.all([publisher(store), publisher(nodeB)]).then(() => {
-            publishing = false;
-          });
-          await Promise.all([publishers, worker(store, "node_a"), worker(nodeB, "node_b"), checker()]);
-
-          expect(finished).toBe(total);
-          expect(violations).toEqual([]);
-          // A message starts for the first time only from the head of the queue: fewer than `parallelism` earlier
-          // arrivals may start after it (within the head, claims of messages due at once go in any order).
-          const firstStarts = started.filter((id, i) => started.indexOf(id) === i);
-          const arrival = await arrivalOrder(store, published);
-          expect([...firstStarts].sort()).toEqual([...arrival].sort());
-          const startIndex = new Map(firstStarts.map((id, i) => [id, i]));
-          arrival.forEach((id, i) => {
-            const overtaken = arrival.slice(0, i).filter((earlier) => startIndex.get(earlier)! > startIndex.get(id)!);
-            expect(overtaken.length, `${id} started ahead of ${overtaken.join(", ")}`).toBeLessThan(parallelism);
-          });
-          if (parallelism === 1) {
-            // A retry keeps the slot: nothing else started in between, so the start sequence has only repeats.
-            expect(started.filter((id, i) => i === 0 || started[i - 1] !== id)).toEqual(arrival);
+        // Publishers on both nodes at once: concurrent inserts must not let a later arrival overtake.
+        const publisher = async (node: Store) => {
+          for (let i = 0; i < total / 2; i++) {
+            const m = message(queue);
+            await insert(node, m);
+            published.push(m.id);
           }
+        };
+        const worker = async (node: Store, owner: string) => {
+          for (let round = 0; round < 2000 && finished < total; round++) {
+            const leased = await lease(node, owner, 5);
+            started.push(...ids(leased));
+            if (leased.length === 0) await new Promise((r) => setTimeout(r, 2));
+            await Promise.all(
+              leased.map(async (m, i) => {
+                // Outcomes of one node land in one batch and across nodes at once; some retry first.
+                if ((m.id.charCodeAt(m.id.length - 1) + i) % 7 === 0 && m.retried === 0) {
+                  expect(await finish(node, m, "retry", [], owner)).toBe(true);
+                  return;
+                }
+                expect(await finish(node, m, "delivered", [], owner)).toBe(true);
+                finished++;
+              }),
+            );
+          }
+        };
+        const checker = async () => {
+          while (publishing || finished < total) {
+            violations = violations.concat(await snapshot(queue, parallelism));
+            await new Promise((r) => setTimeout(r, 1));
+          }
+        };
+        const publishers = Promise.all([publisher(store), publisher(nodeB)]).then(() => {
+          publishing = false;
+        });
+        await Promise.all([publishers, worker(store, "node_a"), worker(nodeB, "node_b"), checker()]);
+
+        expect(finished).toBe(total);
+        expect(violations).toEqual([]);
+        // A message starts for the first time only from the head of the queue: fewer than `parallelism` earlier
+        // arrivals may start after it (within the head, claims of messages due at once go in any order).
+        const firstStarts = started.filter((id, i) => started.indexOf(id) === i);
+        const arrival = await arrivalOrder(store, published);
+        expect([...firstStarts].sort()).toEqual([...arrival].sort());
+        const startIndex = new Map(firstStarts.map((id, i) => [id, i]));
+        arrival.forEach((id, i) => {
+          const overtaken = arrival.slice(0, i).filter((earlier) => startIndex.get(earlier)! > startIndex.get(id)!);
+          expect(overtaken.length, `${id} started ahead of ${overtaken.join(", ")}`).toBeLessThan(parallelism);
+        });
+        if (parallelism === 1) {
+          // A retry keeps the slot: nothing else started in between, so the start sequence has only repeats.
+          expect(started.filter((id, i) => i === 0 || started[i - 1] !== id)).toEqual(arrival);
         }
-      } finally {
-        await snapshot?.close();
       }
     });
 
     it("releases a HELD parent when two nodes finish its last callbacks at once", async () => {
-      const nodeB = await nodes.another();
+      const nodeB = await nodes.more();
       for (let round = 0; round < 5; round++) {
         const [a, b] = [message("q"), message("q")];
         await insert(store, a, b);
@@ -429,19 +353,16 @@ async function arrivalOrder(store: Store, published: string[]): Promise<string[]
 }
 
 /**
- * PostgreSQL: reads the queue's rows in ONE statement (a committed snapshot) and reports every row that is not
- * QUEUED although it lies outside the first `parallelism` unfinished rows: a slot given twice, or a later arrival
- * promoted before an earlier one.
+ * Reads the queue's rows in ONE statement (a committed snapshot, behind the stores' back) and reports every row that
+ * is not QUEUED although it lies outside the first `parallelism` unfinished rows: a slot given twice, or a later
+ * arrival promoted before an earlier one.
  */
-async function headChecker(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const check = async (queue: string, parallelism: number): Promise<string[]> => {
-    const { rows } = await client.query<{ seq: string; state: string }>(
+function headChecker(opened: OpenedStore) {
+  return async (queue: string, parallelism: number): Promise<string[]> => {
+    const rows = await opened.sql<{ seq: string; state: string }>(
       "SELECT seq, state FROM messages WHERE queue_name = $1 AND kind = 'message' ORDER BY seq",
       [queue],
     );
     return rows.flatMap((r, i) => (i >= parallelism && r.state !== "QUEUED" ? [`${r.seq}:${r.state}@${i}`] : []));
   };
-  return Object.assign(check, { close: () => client.end() });
 }

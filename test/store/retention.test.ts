@@ -3,24 +3,13 @@ import type { NewMessage } from "../../src/domain/message.js";
 import type { RetentionTable } from "../../src/store/retention-store.js";
 import type { Store } from "../../src/store/store.js";
 import { adapters } from "./adapters.js";
+import { aMessage, NOW } from "./factories.js";
 
 /** retentionDelete (docs/operations.md "Table bounds") against every adapter: by age, at most `limit` a call. */
-const NOW = 1_800_000_000_000;
 const DAY_MS = 86_400_000;
 
-const message = (id: string, createdAt: number): NewMessage => ({
-  id,
-  accountId: "acc",
-  kind: "message",
-  state: "CREATED",
-  url: "http://127.0.0.1:9/a",
-  body: Buffer.from("b"),
-  spec: { method: "POST", headers: {}, retries: 0 },
-  createdAt,
-  notBefore: 0,
-  dueAt: createdAt + DAY_MS,
-  retried: 0,
-});
+const message = (id: string, createdAt: number): NewMessage =>
+  aMessage("acc", { id, at: createdAt, dueAt: createdAt + DAY_MS, body: Buffer.from("b") });
 
 for (const adapter of adapters) {
   describe(`retention store: ${adapter.name}`, () => {

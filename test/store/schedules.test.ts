@@ -7,23 +7,13 @@ import type { NewSchedule } from "../../src/store/schedule-store.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { adapters, openPostgresTestStores } from "./adapters.js";
+import { aMessage, anAccount } from "./factories.js";
 
 /** Schedule store rules every adapter must keep (a fresh database per test), then PostgreSQL with several nodes. */
 const T = Date.UTC(2030, 0, 7, 12, 0, 0);
 const MIN = 60_000;
 
-const account = (id: string) => ({
-  id,
-  customerId: "c",
-  token: `tok-${id}`,
-  password: "p",
-  currentSigningKey: "sig_a",
-  nextSigningKey: "sig_b",
-  plan: "paid" as const,
-  state: "active",
-  active: true,
-  createdAt: T,
-});
+const account = (id: string) => anAccount(id, { createdAt: T });
 
 function schedule(id: string, patch: Partial<NewSchedule> = {}): NewSchedule {
   return {
@@ -40,22 +30,8 @@ function schedule(id: string, patch: Partial<NewSchedule> = {}): NewSchedule {
   };
 }
 
-function message(scheduleId: string, dueAt = T + MIN): NewMessage {
-  return {
-    id: newMessageId(),
-    accountId: "acc",
-    kind: "message",
-    state: "CREATED",
-    url: "http://127.0.0.1:9/x",
-    body: undefined,
-    spec: { method: "POST", headers: {}, retries: 3 },
-    createdAt: T + MIN,
-    notBefore: 0,
-    dueAt,
-    retried: 0,
-    scheduleId,
-  };
-}
+const message = (scheduleId: string, dueAt = T + MIN): NewMessage =>
+  aMessage("acc", { id: newMessageId(), at: T + MIN, dueAt, scheduleId, spec: { method: "POST", headers: {}, retries: 3 } });
 
 /** The claim of tick `dueAt` (default: the first minute) as the scheduler plans it from `revision`. */
 function tick(id: string, revision: string, dueAt = T + MIN) {

@@ -5,46 +5,21 @@ import pg from "pg";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { newMessageId } from "../../src/domain/ids.js";
 import type { NewMessage } from "../../src/domain/message.js";
 import { AppError } from "../../src/errors.js";
 import { writesAccounts } from "../../src/store/account-writes.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import type { Account, Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { openStoreThread, storeThreadStats } from "../../src/store/thread/proxy.js";
 import { errorFromWire, errorToWire } from "../../src/store/thread/wire.js";
 import { freshDatabase, postgresAvailable } from "../helpers/postgres.js";
+import { aMessage, anAccount, NOW } from "./factories.js";
 
-const NOW = 1_800_000_000_000;
 const log = pino({ level: "silent" });
-const account: Account = {
-  id: "acc-thread",
-  customerId: "c",
-  token: "tok-thread",
-  password: "p",
-  currentSigningKey: "sig_current_key_0000",
-  nextSigningKey: "sig_next_key_00000000",
-  plan: "paid",
-  state: "active",
-  active: true,
-  createdAt: NOW,
-};
+const account = anAccount("acc-thread", { token: "tok-thread" });
 
-function message(body: Buffer, dueAt = NOW): NewMessage {
-  return {
-    id: newMessageId(NOW),
-    accountId: account.id,
-    kind: "message",
-    state: "CREATED",
-    url: "http://127.0.0.1:9/x",
-    body,
-    spec: { method: "POST", headers: {}, retries: 3 },
-    createdAt: NOW,
-    notBefore: 0,
-    dueAt,
-    retried: 0,
-  };
-}
+const message = (body: Buffer, dueAt = NOW): NewMessage =>
+  aMessage(account.id, { body, dueAt, spec: { method: "POST", headers: {}, retries: 3 } });
 
 /** Waits (bounded) until `n` store threads LISTEN on the database: their LISTEN connection's last statement. */
 async function listeningNodes(url: string, n: number): Promise<void> {

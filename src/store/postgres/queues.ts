@@ -1,14 +1,21 @@
 import type { Message, NewMessage } from "../../domain/message.js";
-import type { Queue } from "../queue-store.js";
+import {
+  holdsSlotAfterFinish,
+  inQueue,
+  queueSlotCount,
+  queuesOf as queueKeysOf,
+  retryWaitsQueued,
+} from "../../domain/queue-slots.js";
+import { type QueueRow, queueFromRow } from "../rows-shared.js";
 import type { Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 
 /**
- * FIFO queues on PostgreSQL, with several nodes sharing the database. The rule is the SQLite adapter's
- * (src/store/sqlite/queues.ts): the slots of a queue are its first `parallelism` unfinished messages by arrival
- * (`seq`), a paused queue has none; only messages in a slot are CREATED/RETRY (claimable), the others wait QUEUED; a
- * message keeps its slot while ACTIVE, in RETRY backoff and, when it produced callbacks, as HELD until the last one
- * finished. "Promotion" turns the QUEUED rows inside the slots into CREATED (RETRY when already attempted).
+ * FIFO queues on PostgreSQL, with several nodes sharing the database. The rules are src/domain/queue-slots.ts, as
+ * on SQLite: the slots of a queue are its first `parallelism` unfinished messages by arrival (`seq`), a paused queue
+ * has none; only messages in a slot are CREATED/RETRY (claimable), the others wait QUEUED; a message keeps its slot
+ * while ACTIVE, in RETRY backoff and, when it produced callbacks, as HELD until the last one finished. "Promotion"
+ * turns the QUEUED rows inside the slots into CREATED (RETRY when already attempted).
  *
  * What SQLite's single writer gave for free is a lock here. Every transaction that changes a queue's set of
  * unfinished rows, or its parallelism/pause, holds the queue's row lock (`SELECT … FROM queues … FOR UPDATE`) while
@@ -65,16 +72,7 @@ export interface FinishPlan {
   slots?: number;
 }
 
-const inQueue = (m: Pick<Message, "kind" | "queueName">): m is Message & { queueName: string } =>
-  m.kind === "message" && m.queueName !== undefined;
-
 const keyOf = (accountId: string, queueName: string) => `${accountId}\u0000${queueName}`;
-
-/** A queue without a record (deleted while messages remained) behaves as the default: parallelism 1, running. */
-const slotsOf = (q: { parallelism: number | null; paused: boolean | null } | undefined): number => {
-  if (!q || q.parallelism === null) return 1;
-  return q.paused ? 0 : q.parallelism;
-};
 
 /** Locks several queues in one statement, in a fixed order (bytewise account, then name) on every node. */
 const lockQueuesSql = {
@@ -138,7 +136,7 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
       rows = await tx.query<Row>(lockQueuesSql, arrays);
     }
     const found = new Map(rows.map((r) => [keyOf(r.account_id, r.name), r]));
-    for (const [key, slot] of wanted) slot.slots = slotsOf(found.get(key));
+    for (const [key, slot] of wanted) slot.slots = queueSlotCount(found.get(key));
     return wanted;
   };
 
@@ -165,14 +163,8 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
     for (const q of freed.values()) await promote(tx, q, now);
   };
 
-  const queuesOf = (messages: readonly Pick<Message, "kind" | "queueName" | "accountId">[]): QueueLocks => {
-    const locks: QueueLocks = new Map();
-    for (const m of messages) {
-      if (!inQueue(m)) continue;
-      locks.set(keyOf(m.accountId, m.queueName), { accountId: m.accountId, queueName: m.queueName, slots: 0 });
-    }
-    return locks;
-  };
+  const queuesOf = (messages: readonly Pick<Message, "kind" | "queueName" | "accountId">[]): QueueLocks =>
+    new Map([...queueKeysOf(messages)].map(([key, q]) => [key, { ...q, slots: 0 }]));
 
   return {
     lockForInsert: (tx, messages, now) => lockQueues(tx, queuesOf(messages), now, true),
@@ -187,13 +179,13 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
         finishLockSql,
         [m.accountId, m.queueName, m.id],
       );
-      const hold = row!.has_children || newMessages.some((n) => n.parentId === m.id);
-      return { hold, slots: slotsOf(row) };
+      const hold = holdsSlotAfterFinish(m, { created: newMessages, stored: row!.has_children });
+      return { hold, slots: queueSlotCount(row) };
     },
 
     async afterFinish(tx, m, removed, plan, now) {
       if (!removed) {
-        if (plan.slots === 0) await tx.execute(toQueuedSql, [m.id]);
+        if (plan.slots !== undefined && retryWaitsQueued(m, plan.slots)) await tx.execute(toQueuedSql, [m.id]);
         return;
       }
       if (m.parentId !== undefined) await releaseParents(tx, [m.parentId], now);
@@ -240,24 +232,6 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
     },
   };
 }
-
-interface QueueRow {
-  name: string;
-  parallelism: number;
-  paused: boolean;
-  created_at: number;
-  updated_at: number;
-  lag: number;
-}
-
-const queueFromRow = (r: QueueRow): Queue => ({
-  name: r.name,
-  parallelism: r.parallelism,
-  paused: r.paused,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  lag: r.lag,
-});
 
 type QueueQueries = Pick<
   Store,
@@ -340,7 +314,7 @@ export function queueQueries(ctx: PgContext): QueueQueries {
     },
 
     queueGet: async ({ accountId, name }) => {
-      const [row] = await ctx.query<QueueRow>(`${SELECT_QUEUE} WHERE q.account_id = $1 AND q.name = $2`, [
+      const [row] = await ctx.query<QueueRow<boolean>>(`${SELECT_QUEUE} WHERE q.account_id = $1 AND q.name = $2`, [
         accountId,
         name,
       ]);
@@ -349,7 +323,7 @@ export function queueQueries(ctx: PgContext): QueueQueries {
 
     // Byte-wise name order (COLLATE "C"), like SQLite, whatever the database's collation.
     queueList: async ({ accountId }) => {
-      const rows = await ctx.query<QueueRow>(`${SELECT_QUEUE} WHERE q.account_id = $1 ORDER BY q.name COLLATE "C"`, [
+      const rows = await ctx.query<QueueRow<boolean>>(`${SELECT_QUEUE} WHERE q.account_id = $1 ORDER BY q.name COLLATE "C"`, [
         accountId,
       ]);
       return rows.map(queueFromRow);

@@ -1,17 +1,20 @@
 import type { Message, NewMessage } from "../../domain/message.js";
-import type { Queue } from "../queue-store.js";
+import {
+  holdsSlotAfterFinish,
+  inQueue,
+  parentReleasable,
+  queueSlotCount,
+  queuesOf,
+  retryWaitsQueued,
+} from "../../domain/queue-slots.js";
+import { type QueueRow, queueFromRow } from "../rows-shared.js";
 import type { InsertResult, Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
 
 /**
- * FIFO queues, kept in the store so the rule holds with several nodes on one database.
- *
- * The slots of a queue are its first `parallelism` unfinished messages by arrival (`seq`); a paused queue has none.
- * Only messages in a slot may be attempted: the others wait in state QUEUED, which the claim never looks at. A
- * message keeps its slot while ACTIVE, in RETRY backoff, and (when it produced callbacks) as HELD until its last
- * callback finished (reference §1.2). "Promotion" turns the QUEUED rows inside the slots into CREATED (or RETRY
- * when they were already attempted); it runs in the same transaction as every write that can free or add a slot.
- * Only ordinary messages (kind `message`) take part: callbacks are never queued.
+ * FIFO queues on SQLite, kept in the store so the rule holds with several nodes on one database. The rules (which
+ * rows hold a slot, when a finished row stays HELD, what promotion does) are src/domain/queue-slots.ts; this file
+ * loads and applies them. Promotion runs in the same transaction as every write that can free or add a slot.
  *
  * PostgreSQL note: promotions of one queue must serialise; the adapter locks the queue row (`SELECT … FOR UPDATE`)
  * first. SQLite's single writer connection gives the same guarantee.
@@ -29,9 +32,6 @@ export interface QueueSlots {
   /** Re-applies the slots after a change of parallelism or pause: demotes rows outside them, promotes inside. */
   rebalance(accountId: string, queueName: string): void;
 }
-
-const inQueue = (m: Pick<Message, "kind" | "queueName">): m is Message & { queueName: string } =>
-  m.kind === "message" && m.queueName !== undefined;
 
 export function queueSlots(ctx: SqliteContext): QueueSlots {
   const { db } = ctx;
@@ -57,12 +57,8 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
   const childCount = db.prepare("SELECT COUNT(*) AS n FROM messages WHERE parent_id = ?");
   const parentOf = db.prepare("SELECT account_id, kind, state, queue_name FROM messages WHERE id = ?");
 
-  /** A queue without a record (deleted while messages remained) behaves as the default: parallelism 1, running. */
-  const slotsOf = (accountId: string, queueName: string): number => {
-    const q = config.get(accountId, queueName) as { parallelism: number; paused: number } | undefined;
-    if (!q) return 1;
-    return q.paused === 1 ? 0 : q.parallelism;
-  };
+  const slotsOf = (accountId: string, queueName: string): number =>
+    queueSlotCount(config.get(accountId, queueName) as { parallelism: number; paused: number } | undefined);
 
   const promoteQueue = (accountId: string, queueName: string) => {
     const slots = slotsOf(accountId, queueName);
@@ -74,20 +70,14 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     const parent = parentOf.get(parentId) as
       | { account_id: string; kind: string; state: string; queue_name: string | null }
       | undefined;
-    if (parent?.state !== "HELD") return;
-    if ((childCount.get(parentId) as { n: number }).n > 0) return;
+    if (!parent || !parentReleasable(parent, (childCount.get(parentId) as { n: number }).n)) return;
     remove.run(parentId);
     if (parent.kind === "message" && parent.queue_name !== null) promoteQueue(parent.account_id, parent.queue_name);
   };
 
   return {
     afterInsert(results, now) {
-      const touched = new Map<string, { accountId: string; queueName: string }>();
-      for (const r of results) {
-        if (r.message && inQueue(r.message)) {
-          touched.set(`${r.message.accountId}\0${r.message.queueName}`, r.message);
-        }
-      }
+      const touched = queuesOf(results.flatMap((r) => (r.message ? [r.message] : [])));
       for (const { accountId, queueName } of touched.values()) {
         createDefault.run(accountId, queueName, now, now);
         promoteQueue(accountId, queueName);
@@ -95,8 +85,10 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     },
 
     release(m, newMessages) {
-      const holds =
-        inQueue(m) && (newMessages.some((n) => n.parentId === m.id) || (childCount.get(m.id) as { n: number }).n > 0);
+      const holds = holdsSlotAfterFinish(m, {
+        created: newMessages,
+        stored: () => (childCount.get(m.id) as { n: number }).n > 0,
+      });
       if (holds) hold.run(m.id);
       else remove.run(m.id);
       if (m.parentId !== undefined) releaseParent(m.parentId);
@@ -104,7 +96,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     },
 
     retrying(m) {
-      if (inQueue(m) && slotsOf(m.accountId, m.queueName) === 0) toQueued.run(m.id);
+      if (inQueue(m) && retryWaitsQueued(m, slotsOf(m.accountId, m.queueName))) toQueued.run(m.id);
     },
 
     rebalance(accountId, queueName) {
@@ -114,24 +106,6 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     },
   };
 }
-
-interface QueueRow {
-  name: string;
-  parallelism: number;
-  paused: number;
-  created_at: number;
-  updated_at: number;
-  lag: number;
-}
-
-const queueFromRow = (r: QueueRow): Queue => ({
-  name: r.name,
-  parallelism: r.parallelism,
-  paused: r.paused === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  lag: r.lag,
-});
 
 type QueueQueries = Pick<
   Store,
@@ -188,11 +162,11 @@ export function queueQueries(ctx: SqliteContext): QueueQueries {
       }),
 
     queueGet: async ({ accountId, name }) => {
-      const row = getQueue.get(accountId, name) as QueueRow | undefined;
+      const row = getQueue.get(accountId, name) as QueueRow<number> | undefined;
       return row ? queueFromRow(row) : undefined;
     },
 
-    queueList: async ({ accountId }) => (listQueues.all(accountId) as QueueRow[]).map(queueFromRow),
+    queueList: async ({ accountId }) => (listQueues.all(accountId) as QueueRow<number>[]).map(queueFromRow),
 
     queueDelete: ({ accountId, name }) => ctx.write(() => remove.run(accountId, name).changes > 0),
 

@@ -1,0 +1,55 @@
+import { newMessageId } from "../../src/domain/ids.js";
+import type { FlowControl, NewMessage } from "../../src/domain/message.js";
+import type { Account, Store } from "../../src/store/store.js";
+
+/**
+ * Builders shared by every store test (test/store/*.test.ts): an account and a message with every required field,
+ * overridable in part. Times are explicit: the store never reads the clock for its rules.
+ */
+export const NOW = 1_800_000_000_000;
+
+export function anAccount(id: string, over: Partial<Account> = {}): Account {
+  return {
+    id,
+    customerId: "owner@test.local",
+    token: `token-${id}`,
+    password: `password-${id}`,
+    currentSigningKey: `sig_current_${id}`,
+    nextSigningKey: `sig_next_${id}`,
+    plan: "paid",
+    state: "active",
+    active: true,
+    createdAt: NOW,
+    ...over,
+  };
+}
+
+/** A message ready to publish: CREATED and due at its creation (QUEUED when it names a queue). */
+export function aMessage(accountId: string, over: Partial<NewMessage> & { at?: number } = {}): NewMessage {
+  const { at = NOW, ...rest } = over;
+  return {
+    id: newMessageId(at),
+    accountId,
+    kind: "message",
+    state: rest.queueName !== undefined ? "QUEUED" : "CREATED",
+    url: "http://127.0.0.1:9/x",
+    body: undefined,
+    spec: { method: "POST", headers: {}, retries: 0 },
+    createdAt: at,
+    notBefore: 0,
+    dueAt: at,
+    retried: 0,
+    ...rest,
+  };
+}
+
+/** A message of a flow-control key. */
+export function aKeyedMessage(accountId: string, at: number, flowControl?: FlowControl): NewMessage {
+  const m = aMessage(accountId, { at });
+  if (flowControl) m.spec.flowControl = flowControl;
+  return m;
+}
+
+/** Publishes the messages as one insert operation (no dedup), at `now` (default: the first message's creation). */
+export const publish = (store: Store, messages: NewMessage[], now = messages[0]?.createdAt ?? NOW) =>
+  store.messageInsertMany({ items: messages.map((message) => ({ message })), now, dedupWindowMs: 0 });
