@@ -38,6 +38,8 @@ export interface AdapterFactory {
 export interface AdapterOptions {
   sqlite?: Partial<Parameters<typeof openSqliteStore>[0]>;
   postgres?: Partial<PgStoreOptions>;
+  /** PostgreSQL: the cluster to create the database on (default: the test run's, test/helpers/postgres.ts). */
+  adminUrl?: string;
   /** PostgreSQL: leave the first store unmigrated (tests of the migrations themselves; SQLite migrates at open). */
   migrate?: boolean;
 }
@@ -87,7 +89,7 @@ export async function openSqliteTestStores(options: AdapterOptions = {}): Promis
 
 /** A PostgreSQL store on a fresh database; `more()` opens further stores (other "nodes") on the same database. */
 export async function openPostgresTestStores(options: AdapterOptions = {}): Promise<OpenedStore & { url: string }> {
-  const db = await freshDatabase();
+  const db = await freshDatabase(options.adminUrl);
   const opened: Store[] = [];
   const open = async (migrate: boolean) => {
     const store = openPostgresStore({ connectionString: db.url, poolSize: 4, ...options.postgres });

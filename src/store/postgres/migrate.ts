@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { migrationFiles, pendingMigrations } from "../migration-files.js";
 import { classifyError, isUnavailableError } from "./connection.js";
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -13,7 +13,8 @@ const MIGRATION_LOCK = 7_262_001;
 /**
  * Applies numbered `NNN_name.sql` files in order (numbers aligned with the SQLite adapter's), recording each version
  * once. Everything pending runs in one transaction under an advisory lock, so nodes starting at the same time never
- * apply a migration twice, and a failed migration leaves nothing half done.
+ * apply a migration twice, and a failed migration leaves nothing half done. A database migrated by a newer Ferry is
+ * refused (src/store/migration-files.ts): in a rolling upgrade, an old node must not run against the new schema.
  */
 export async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
@@ -23,19 +24,14 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     await client.query(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
     );
-    const applied = new Set(
-      (await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version),
+    const applied = (await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map(
+      (r) => r.version,
     );
-    const files = readdirSync(migrationsDir)
-      .filter((f) => /^\d+_.+\.sql$/.test(f))
-      .sort();
-    for (const file of files) {
-      const version = Number(file.split("_")[0]);
-      if (applied.has(version)) continue;
-      await client.query(readFileSync(join(migrationsDir, file), "utf8"));
+    for (const file of pendingMigrations(migrationFiles(migrationsDir), applied)) {
+      await client.query(file.sql);
       await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
-        version,
-        file,
+        file.version,
+        file.name,
         Date.now(),
       ]);
     }
