@@ -20,7 +20,7 @@ try {
   const db = new Database(path, { readonly: true });
   writeFileSync(schemaDumpPath("sqlite"), await dumpSqliteSchema(sqliteSqlOf(db)));
   db.close();
-  console.log(`wrote ${schemaDumpPath("sqlite")}`);
+  process.stdout.write(`wrote ${schemaDumpPath("sqlite")}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -36,7 +36,7 @@ try {
   writeFileSync(schemaDumpPath("postgres"), await dumpPostgresSchema(sqlOf(client)));
   await client.end();
   await database.drop();
-  console.log(`wrote ${schemaDumpPath("postgres")}`);
+  process.stdout.write(`wrote ${schemaDumpPath("postgres")}\n`);
 } finally {
   await cluster?.destroy();
 }

@@ -49,8 +49,9 @@ for (const adapter of adapters) {
 
     it("a database migrated by a newer Ferry is refused with both versions named, and left as it was", async () => {
       opened = await adapter.open();
-      const [{ newest }] = await opened.sql<{ newest: number }>("SELECT MAX(version) AS newest FROM schema_migrations");
-      const future = Number(newest) + 1;
+      const [row] = await opened.sql<{ newest: number }>("SELECT MAX(version) AS newest FROM schema_migrations");
+      const newest = Number(row!.newest);
+      const future = newest + 1;
       await opened.sql("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
         future,
         `${future}_from_the_future.sql`,
@@ -60,12 +61,10 @@ for (const adapter of adapters) {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toMatchObject({ code: "schema_too_new", databaseVersion: future, codeVersion: Number(newest) });
+      expect(error).toMatchObject({ code: "schema_too_new", databaseVersion: future, codeVersion: newest });
       expect(String((error as Error).message)).toContain(`version ${future}`);
-      const [{ n }] = await opened.sql<{ n: number }>("SELECT COUNT(*) AS n FROM schema_migrations WHERE version = $1", [
-        future,
-      ]);
-      expect(Number(n)).toBe(1);
+      const kept = await opened.sql("SELECT version FROM schema_migrations WHERE version = $1", [future]);
+      expect(kept).toHaveLength(1);
     });
   });
 }
