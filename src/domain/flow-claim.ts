@@ -90,3 +90,24 @@ export function fastPathRoom(account: { plan: string | null; waiting: boolean; a
   if (account.waiting) return 0;
   return accountCap(account.plan) - account.active;
 }
+
+/**
+ * Waking when a delivery leaves ACTIVE (a finish of any outcome, a rescued lease, a cancel): it frees a slot of its
+ * account and of its key, so their wait lists may move. A wait list that exists (wake time set) becomes due at once:
+ * wake time 0, due on every node's clock. The key's only when it has a parallelism limit (a finish frees no room in
+ * a rate window). PostgreSQL runs this rule server-side, in the trigger `ferry_flow_wake` (migration 005), because it
+ * must hold on every path that moves a row out of ACTIVE at no extra round trip, and under the row lock the claim
+ * also takes (src/store/postgres/flow-control.ts says why that matters); test/store/rules-in-sql.test.ts runs the same
+ * cases through this function and the trigger. SQLite wakes from the finish itself (flow-control.ts `afterFinish`):
+ * its single writer cannot miss a claim, so it simply marks both wait lists due.
+ */
+export function wakeOnLeavingActive(p: {
+  accountWakeAt: number | null;
+  key?: { parallelism: number | null; wakeAt: number | null };
+}): { accountWakeAt: number | null; keyWakeAt?: number | null } {
+  const out: { accountWakeAt: number | null; keyWakeAt?: number | null } = {
+    accountWakeAt: p.accountWakeAt === null ? null : 0,
+  };
+  if (p.key) out.keyWakeAt = p.key.parallelism === null || p.key.wakeAt === null ? p.key.wakeAt : 0;
+  return out;
+}

@@ -10,6 +10,7 @@ import {
   fastPathRoom,
   keyReleaseRoom,
   RELEASE_MAX,
+  wakeOnLeavingActive,
 } from "../../src/domain/flow-claim.js";
 import { FLOW_RECHECK_MS, type FlowKeyState } from "../../src/domain/flow-window.js";
 import { plans } from "../../src/domain/plans.js";
@@ -113,5 +114,18 @@ describe("the publish fast path", () => {
     expect(fastPathRoom({ plan: "free", waiting: false, active: cap })).toBeLessThanOrEqual(0);
     expect(fastPathRoom({ plan: "free", waiting: true, active: 0 })).toBe(0);
     expect(fastPathRoom({ plan: null, waiting: true, active: 10 ** 6 })).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("waking when a delivery leaves ACTIVE", () => {
+  it("makes existing wait lists due at once: the account's always, the key's when it has a parallelism limit", () => {
+    expect(wakeOnLeavingActive({ accountWakeAt: null })).toEqual({ accountWakeAt: null });
+    expect(wakeOnLeavingActive({ accountWakeAt: NOW })).toEqual({ accountWakeAt: 0 });
+    expect(wakeOnLeavingActive({ accountWakeAt: null, key: { parallelism: 2, wakeAt: NOW } })).toEqual({
+      accountWakeAt: null,
+      keyWakeAt: 0,
+    });
+    expect(wakeOnLeavingActive({ accountWakeAt: null, key: { parallelism: 2, wakeAt: null } }).keyWakeAt).toBeNull();
+    expect(wakeOnLeavingActive({ accountWakeAt: null, key: { parallelism: null, wakeAt: NOW } }).keyWakeAt).toBe(NOW);
   });
 });
