@@ -1,4 +1,11 @@
-import { capacity, decide, FLOW_RECHECK_MS, type FlowKeyState, globalParallelismOf, recordStart } from "./flow-window.js";
+import {
+  capacity,
+  decide,
+  FLOW_RECHECK_MS,
+  type FlowKeyState,
+  globalParallelismOf,
+  recordStart,
+} from "./flow-window.js";
 
 /**
  * Where a flow-control slot is taken (docs/flow-control.md): the claim's decisions, once for both storage adapters.

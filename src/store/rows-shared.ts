@@ -5,6 +5,7 @@ import type { PlanName } from "../domain/plans.js";
 import type { Schedule } from "../domain/schedule.js";
 import type { SearchIndex, SearchRegion, SearchType } from "../domain/search.js";
 import type { FlowKeyRecord } from "./flow-control-store.js";
+import type { Customer } from "./management-store.js";
 import type { Queue } from "./queue-store.js";
 import type { DlqEntry } from "./store-dlq.js";
 import type { Account } from "./store.js";
@@ -161,6 +162,14 @@ export function messageFromRow(r: MessageRow): Message {
   return m;
 }
 
+/** The message as a claim hands it out: ACTIVE, leased to `owner` until `leaseUntil` (its row was just updated so). */
+export function leasedTo(m: Message, owner: string, leaseUntil: number): Message {
+  m.state = "ACTIVE";
+  m.leaseOwner = owner;
+  m.leaseUntil = leaseUntil;
+  return m;
+}
+
 /** A `dlq` row (migration 001 of both adapters): the message's columns (no lease or due state) plus the response. */
 export type DlqRow = Omit<
   MessageRow,
@@ -244,6 +253,19 @@ export function scheduleFromRow(r: ScheduleRow): Schedule {
   if (r.error !== null) s.error = r.error;
   return s;
 }
+
+/** A `customers` row (migration 006 of both adapters). */
+export interface CustomerRow {
+  email: string;
+  api_key_hash: string;
+  created_at: number;
+}
+
+export const customerFromRow = (r: CustomerRow): Customer => ({
+  email: r.email,
+  apiKeyHash: r.api_key_hash,
+  createdAt: r.created_at,
+});
 
 /** A `search_indexes` row; the flag is 0/1 in SQLite and a boolean in PostgreSQL. */
 export interface SearchIndexRow<Flag extends number | boolean = number | boolean> {

@@ -44,7 +44,8 @@ for (const adapter of adapters) {
     async function slotCase(i: number, c: (typeof slotCases)[number]) {
       const queue = `q${i}`;
       // Created paused, so that the insert promotes nothing; then each row is given the case's state.
-      await store.queueUpsert({ accountId: ACCOUNT, name: queue, parallelism: 1, paused: true, now: NOW, maxQueues: 100 });
+      const upsert = { accountId: ACCOUNT, name: queue, now: NOW, maxQueues: 100 };
+      await store.queueUpsert({ ...upsert, parallelism: 1, paused: true });
       const inserted = await publish(
         store,
         c.rows.map(() => aMessage(ACCOUNT, { queueName: queue })),
@@ -66,14 +67,7 @@ for (const adapter of adapters) {
         promote.includes(r) ? promotedState(r.retried) : demote.includes(r) ? "QUEUED" : r.state,
       );
 
-      await store.queueUpsert({
-        accountId: ACCOUNT,
-        name: queue,
-        parallelism: c.parallelism,
-        paused: c.paused,
-        now: NOW,
-        maxQueues: 100,
-      });
+      await store.queueUpsert({ ...upsert, parallelism: c.parallelism, paused: c.paused });
       const after = await opened.sql<{ state: string }>(
         "SELECT state FROM messages WHERE queue_name = $1 ORDER BY seq",
         [queue],
@@ -107,13 +101,9 @@ for (const adapter of adapters) {
           logs: [],
           newMessages: [],
         });
-        const [a] = await opened.sql<{ wake_at: number | null }>(
-          "SELECT wake_at FROM flow_accounts WHERE account_id = $1",
-          [account],
-        );
-        const [k] = await opened.sql<{ wake_at: number | null }>("SELECT wake_at FROM flow_keys WHERE account_id = $1", [
-          account,
-        ]);
+        type Wake = { wake_at: number | string | null };
+        const [a] = await opened.sql<Wake>("SELECT wake_at FROM flow_accounts WHERE account_id = $1", [account]);
+        const [k] = await opened.sql<Wake>("SELECT wake_at FROM flow_keys WHERE account_id = $1", [account]);
         const expected = wakeOnLeavingActive({
           accountWakeAt: c.accountWakeAt,
           key: { parallelism: c.parallelism, wakeAt: c.keyWakeAt },

@@ -39,7 +39,7 @@ for (const adapter of adapters) {
       opened = undefined;
     });
 
-    it("the migrations build exactly the committed schema dump (run `npm run schema:dump` after a migration)", async () => {
+    it("the migrations build exactly the committed schema dump (`npm run schema:dump` after a migration)", async () => {
       opened = await adapter.open();
       const dump = adapter.name === "sqlite" ? dumpSqliteSchema(opened.sql) : dumpPostgresSchema(opened.sql);
       expect(await dump, `src/store/${adapter.name}/schema.sql is stale: run npm run schema:dump`).toBe(

@@ -15,7 +15,10 @@ import {
 import { FLOW_RECHECK_MS, type FlowKeyState } from "../../src/domain/flow-window.js";
 import { plans } from "../../src/domain/plans.js";
 
-/** The claim's decisions (src/domain/flow-claim.ts) without a database; test/store/flow-control.test.ts runs them through both adapters. */
+/**
+ * The claim's decisions (src/domain/flow-claim.ts) without a database; test/store/flow-control.test.ts runs them
+ * through both adapters.
+ */
 const NOW = 1_700_000_000_000;
 
 const key = (state: Partial<FlowKeyState>, active = 0): ClaimKey => ({

@@ -12,7 +12,10 @@ import {
   slotMoves,
 } from "../../src/domain/queue-slots.js";
 
-/** FIFO queue slot rules (src/domain/queue-slots.ts) without a database; test/store/rules-in-sql.test.ts runs the slot moves through both adapters' SQL. */
+/**
+ * FIFO queue slot rules (src/domain/queue-slots.ts) without a database; test/store/rules-in-sql.test.ts runs the
+ * slot moves through both adapters' SQL.
+ */
 const row = (seq: number, state: QueueRow["state"], retried = 0): QueueRow => ({ seq, state, retried });
 const queued = { kind: "message" as const, queueName: "q", id: "m1" };
 
@@ -33,7 +36,10 @@ describe("queue slots", () => {
 
   it("promotes the QUEUED rows among the first slots and demotes claimable rows behind them", () => {
     const rows = [row(1, "ACTIVE"), row(2, "QUEUED"), row(3, "CREATED"), row(4, "RETRY", 1), row(5, "QUEUED")];
-    expect(slotMoves(rows, 2)).toEqual({ promote: [row(2, "QUEUED")], demote: [row(3, "CREATED"), row(4, "RETRY", 1)] });
+    expect(slotMoves(rows, 2)).toEqual({
+      promote: [row(2, "QUEUED")],
+      demote: [row(3, "CREATED"), row(4, "RETRY", 1)],
+    });
     expect(slotMoves(rows, 5)).toEqual({ promote: [row(2, "QUEUED"), row(5, "QUEUED")], demote: [] });
     // Paused: nothing claimable is left, but what is in flight stays.
     expect(slotMoves(rows, 0)).toEqual({ promote: [], demote: [row(3, "CREATED"), row(4, "RETRY", 1)] });

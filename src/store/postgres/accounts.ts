@@ -1,40 +1,11 @@
-import type { Account, Store } from "../store.js";
+import { ACCOUNT_PATCH_COLUMNS, type AccountQueries, patchColumns } from "../adapter-parts.js";
+import type { Account } from "../store.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
 import { type AccountRow, accountFromRow, accountValues, insertAccountSql } from "./rows.js";
 
-type AccountQueries = Pick<
-  Store,
-  | "accountInsert"
-  | "accountInsertDefault"
-  | "accountUpdate"
-  | "accountGet"
-  | "accountGetByToken"
-  | "accountFirst"
-  | "accountRotateKeys"
->;
-
 /** Any fixed number (next to migrate.ts's): the advisory lock under which a node creates the default account. */
 const DEFAULT_ACCOUNT_LOCK = 7_262_006;
-
-/** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
-const COLUMNS: Record<string, string> = {
-  token: "token",
-  readOnlyToken: "read_only_token",
-  password: "password",
-  currentSigningKey: "current_signing_key",
-  nextSigningKey: "next_signing_key",
-  plan: "plan",
-  state: "state",
-  active: "active",
-  customerId: "customer_id",
-  modifyingState: "modifying_state",
-  lastPlanUpgradeTime: "last_plan_upgrade_time",
-  reservedPrice: "reserved_price",
-  prodPackEnabled: "prod_pack_enabled",
-  prometheusEnabled: "prometheus_enabled",
-  budget: "budget",
-};
 
 export function accountQueries(ctx: PgContext): AccountQueries {
   const one = (rows: AccountRow[]): Account | undefined => (rows[0] ? accountFromRow(rows[0]) : undefined);
@@ -67,9 +38,7 @@ export function accountQueries(ctx: PgContext): AccountQueries {
     accountUpdate: ({ id, patch }) =>
       ctx.write(async (tx) => {
         const params = new Params();
-        const sets = Object.entries(patch)
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => `${COLUMNS[k]} = ${params.add(v)}`);
+        const sets = patchColumns(patch, ACCOUNT_PATCH_COLUMNS).map(([column, v]) => `${column} = ${params.add(v)}`);
         const rows =
           sets.length === 0
             ? await tx.query<AccountRow>("SELECT * FROM accounts WHERE id = $1", [id])

@@ -1,17 +1,8 @@
 import { claimTime } from "../claim-clock.js";
-import {
-  accountCap,
-  accountReleaseRoom,
-  accountWakeAt,
-  type ClaimAccount,
-  type ClaimKey,
-  claimScanBudget,
-  decideCandidate,
-  keyReleaseRoom,
-} from "../../domain/flow-claim.js";
+import * as claimRules from "../../domain/flow-claim.js";
 import { nextWakeAt } from "../../domain/flow-window.js";
 import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
-import { type FlowKeyRow, flowKeyStateOf } from "../rows-shared.js";
+import { type FlowKeyRow, flowKeyStateOf, leasedTo } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
 import * as sql from "./flow-control-sql.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
@@ -46,14 +37,14 @@ import type { Tx } from "./write-batcher.js";
 /** Re-check of an account whose global wait list this claim started (see above). (Default: 1 s) */
 const FIRST_PARK_RECHECK_MS = 1000;
 
-interface KeySlot extends ClaimKey {
+interface KeySlot extends claimRules.ClaimKey {
   accountId: string;
   key: string;
   /** It has a wait list to look at (wake_at set when locked), not yet looked at by this claim. */
   pending: boolean;
 }
 
-interface AccountSlot extends ClaimAccount {
+interface AccountSlot extends claimRules.ClaimAccount {
   /** Messages already waited for the global bound when this claim locked the row. */
   hadWaiting: boolean;
   /** Its global wait list is still to be looked at by this claim. */
@@ -131,7 +122,7 @@ class ClaimRun {
       counts.find((c) => c.account_id === accountId && c.key === key)?.n ?? 0;
     for (const r of accountRows) {
       this.accounts.set(r.account_id, {
-        cap: accountCap(r.plan),
+        cap: claimRules.accountCap(r.plan),
         active: countOf(r.account_id, null),
         hadWaiting: r.wake_at !== null,
         pending: r.wake_at !== null,
@@ -164,14 +155,14 @@ class ClaimRun {
       if (!slot.pending) continue;
       slot.pending = false;
       slot.dirty = true; // its wake time is recomputed at the end
-      const room = keyReleaseRoom(slot, this.now);
+      const room = claimRules.keyReleaseRoom(slot, this.now);
       if (room > 0) rooms.push({ accountId: slot.accountId, key: slot.key, room });
     }
     for (const [accountId, slot] of this.accounts) {
       if (!slot.pending) continue;
       slot.pending = false;
       slot.waking = true;
-      const room = accountReleaseRoom(slot);
+      const room = claimRules.accountReleaseRoom(slot);
       if (room > 0) rooms.push({ accountId, key: null, room });
     }
     if (rooms.length === 0) return false;
@@ -190,7 +181,7 @@ class ClaimRun {
     const { tx, now } = this;
     const started: Message[] = [];
     const leftAlone: number[] = [];
-    const scanBudget = claimScanBudget(limit);
+    const scanBudget = claimRules.claimScanBudget(limit);
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
@@ -217,7 +208,7 @@ class ClaimRun {
           leftAlone.push(row.seq);
           continue;
         }
-        const decision = decideCandidate(account, slot, now);
+        const decision = claimRules.decideCandidate(account, slot, now);
         decided.push({ row, reason: decision === "start" ? null : decision });
       }
       if (decided.length > 0) {
@@ -225,11 +216,7 @@ class ClaimRun {
       }
       for (const { row, reason } of decided) {
         if (reason !== null) continue;
-        const m = messageFromRow(row);
-        m.state = "ACTIVE";
-        m.leaseOwner = owner;
-        m.leaseUntil = leaseUntil;
-        started.push(m);
+        started.push(leasedTo(messageFromRow(row), owner, leaseUntil));
       }
       if (rows.length < want) break;
     }
@@ -254,7 +241,7 @@ class ClaimRun {
       await tx.execute(sql.saveAccounts, [
         accounts.map(([id]) => id),
         accounts.map(([, s]) => s.parked),
-        accounts.map(([, s]) => accountWakeAt(now, s.parked && !s.hadWaiting, FIRST_PARK_RECHECK_MS)),
+        accounts.map(([, s]) => claimRules.accountWakeAt(now, s.parked && !s.hadWaiting, FIRST_PARK_RECHECK_MS)),
       ]);
     }
   }

@@ -7,7 +7,7 @@ import {
   retryWaitsQueued,
 } from "../../domain/queue-slots.js";
 import { type QueueRow, queueFromRow } from "../rows-shared.js";
-import type { Store } from "../store.js";
+import type { QueueQueries } from "../adapter-parts.js";
 import type { PgContext, Tx } from "./context.js";
 
 /**
@@ -232,11 +232,6 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
     },
   };
 }
-
-type QueueQueries = Pick<
-  Store,
-  "queueUpsert" | "queueEnsure" | "queueGet" | "queueList" | "queueDelete" | "queueSetPaused"
->;
 
 const SELECT_QUEUE = `SELECT q.name, q.parallelism, q.paused, q.created_at, q.updated_at,
     (SELECT COUNT(*) FROM messages m WHERE m.account_id = q.account_id AND m.queue_name = q.name

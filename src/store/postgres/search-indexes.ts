@@ -1,19 +1,7 @@
-import type { ManagementStore } from "../management-store.js";
+import { SEARCH_INDEX_PATCH_COLUMNS, type SearchIndexQueries, patchColumns } from "../adapter-parts.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
-
-type SearchIndexQueries = Pick<
-  ManagementStore,
-  "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
->;
-
-/** Patchable fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
-const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
-  name: "name",
-  token: "token",
-  readOnlyToken: "read_only_token",
-};
 
 export function searchIndexQueries(ctx: PgContext): SearchIndexQueries {
   const one = (rows: SearchIndexRow[]) => (rows[0] ? searchIndexFromRow(rows[0]) : undefined);
@@ -56,9 +44,9 @@ export function searchIndexQueries(ctx: PgContext): SearchIndexQueries {
     searchIndexUpdate: ({ customerId, id, patch }) =>
       ctx.write(async (tx) => {
         const params = new Params();
-        const sets = (Object.entries(patch) as [keyof typeof COLUMNS, string | undefined][])
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => `${COLUMNS[k]} = ${params.add(v)}`);
+        const sets = patchColumns(patch, SEARCH_INDEX_PATCH_COLUMNS).map(
+          ([column, v]) => `${column} = ${params.add(v)}`,
+        );
         if (sets.length === 0) return one(await tx.query<SearchIndexRow>(get, [id, customerId]));
         return one(
           await tx.query<SearchIndexRow>(

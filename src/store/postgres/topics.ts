@@ -1,13 +1,8 @@
 import type { HeaderMap } from "../../domain/headers.js";
-import type { Store } from "../store.js";
+import type { TopicQueries } from "../adapter-parts.js";
 import type { Topic, TopicEndpoint, TopicUpsertResult } from "../topic-store.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
-
-type TopicQueries = Pick<
-  Store,
-  "topicAddEndpoints" | "topicRemoveEndpoints" | "topicGet" | "topicList" | "topicDelete" | "topicSetHeaders"
->;
 
 interface TopicRow {
   name: string;

@@ -1,17 +1,7 @@
-import type { Account, Store } from "../store.js";
+import { ACCOUNT_PATCH_COLUMNS, type AccountQueries, patchColumns } from "../adapter-parts.js";
+import type { Account } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { ACCOUNT_COLUMNS, type AccountRow, accountFromRow, accountParams } from "./rows.js";
-
-type AccountQueries = Pick<
-  Store,
-  | "accountInsert"
-  | "accountInsertDefault"
-  | "accountUpdate"
-  | "accountGet"
-  | "accountGetByToken"
-  | "accountFirst"
-  | "accountRotateKeys"
->;
 
 export function accountQueries(ctx: SqliteContext): AccountQueries {
   const { db } = ctx;
@@ -24,23 +14,6 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
   const rotate = db.prepare(
     "UPDATE accounts SET current_signing_key = next_signing_key, next_signing_key = ? WHERE id = ? RETURNING *",
   );
-  const columns: Record<string, string> = {
-    token: "token",
-    readOnlyToken: "read_only_token",
-    password: "password",
-    currentSigningKey: "current_signing_key",
-    nextSigningKey: "next_signing_key",
-    plan: "plan",
-    state: "state",
-    active: "active",
-    customerId: "customer_id",
-    modifyingState: "modifying_state",
-    lastPlanUpgradeTime: "last_plan_upgrade_time",
-    reservedPrice: "reserved_price",
-    prodPackEnabled: "prod_pack_enabled",
-    prometheusEnabled: "prometheus_enabled",
-    budget: "budget",
-  };
   const get = (row: unknown): Account | undefined => (row ? accountFromRow(row as AccountRow) : undefined);
 
   return {
@@ -54,8 +27,8 @@ export function accountQueries(ctx: SqliteContext): AccountQueries {
       }),
     accountUpdate: ({ id, patch }) =>
       ctx.write(() => {
-        const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
-        const sets = entries.map(([k]) => `${columns[k]} = ?`);
+        const entries = patchColumns(patch, ACCOUNT_PATCH_COLUMNS);
+        const sets = entries.map(([column]) => `${column} = ?`);
         const values = entries.map(([, v]) => (typeof v === "boolean" ? (v ? 1 : 0) : v));
         const row =
           sets.length === 0

@@ -1,20 +1,8 @@
-import type { Customer, ManagementStore } from "../management-store.js";
+import type { CustomerQueries } from "../adapter-parts.js";
+import { type CustomerRow, customerFromRow as fromRow } from "../rows-shared.js";
 import { prepareAccountInsert } from "./accounts.js";
 import type { SqliteContext } from "./context.js";
 import { type AccountRow, accountFromRow, accountParams } from "./rows.js";
-
-type CustomerQueries = Pick<
-  ManagementStore,
-  "customerInsert" | "customerGet" | "customerFirst" | "customerUpdate" | "accountListByCustomer"
->;
-
-interface CustomerRow {
-  email: string;
-  api_key_hash: string;
-  created_at: number;
-}
-
-const fromRow = (r: CustomerRow): Customer => ({ email: r.email, apiKeyHash: r.api_key_hash, createdAt: r.created_at });
 
 export function customerQueries(ctx: SqliteContext): CustomerQueries {
   const { db } = ctx;

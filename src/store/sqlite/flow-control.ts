@@ -1,19 +1,8 @@
 import type Database from "better-sqlite3";
-import {
-  accountCap,
-  accountReleaseRoom,
-  accountWakeAt,
-  type ClaimAccount,
-  type ClaimKey,
-  claimScanBudget,
-  decideCandidate,
-  fastPathRoom,
-  keyReleaseRoom,
-  WAKE_BATCH,
-} from "../../domain/flow-claim.js";
+import * as claimRules from "../../domain/flow-claim.js";
 import { type FlowLimits, mergeConfig, nextWakeAt, sameLimits } from "../../domain/flow-window.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import { type FlowKeyRow as SharedFlowKeyRow, flowKeyStateOf } from "../rows-shared.js";
+import { type FlowKeyRow as SharedFlowKeyRow, flowKeyStateOf, leasedTo } from "../rows-shared.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 /**
@@ -41,12 +30,12 @@ interface AccountFlowRow {
   wake_at: number | null;
 }
 
-interface KeySlot extends ClaimKey {
+interface KeySlot extends claimRules.ClaimKey {
   accountId: string;
   key: string;
 }
 
-interface AccountSlot extends ClaimAccount {
+interface AccountSlot extends claimRules.ClaimAccount {
   waking: boolean;
 }
 
@@ -93,7 +82,9 @@ function createEngine(db: Database.Database): FlowEngine {
     `UPDATE flow_keys SET rate_count = @rateCount, period_start = @periodStart, wake_at = @wakeAt
      WHERE account_id = @accountId AND key = @key`,
   );
-  const keysDue = db.prepare(`SELECT * FROM flow_keys WHERE wake_at <= ? ORDER BY wake_at LIMIT ${WAKE_BATCH}`);
+  const keysDue = db.prepare(
+    `SELECT * FROM flow_keys WHERE wake_at <= ? ORDER BY wake_at LIMIT ${claimRules.WAKE_BATCH}`,
+  );
   const keyWakeIfWaiting = db.prepare(
     `UPDATE flow_keys SET wake_at = @now
      WHERE account_id = @accountId AND key = @key AND (wake_at IS NULL OR wake_at > @now)
@@ -121,7 +112,7 @@ function createEngine(db: Database.Database): FlowEngine {
      FROM (SELECT ? AS id) q LEFT JOIN accounts a ON a.id = q.id LEFT JOIN flow_accounts f ON f.account_id = q.id`,
   );
   const accountsDue = db.prepare(
-    `SELECT account_id FROM flow_accounts WHERE wake_at <= ? ORDER BY wake_at LIMIT ${WAKE_BATCH}`,
+    `SELECT account_id FROM flow_accounts WHERE wake_at <= ? ORDER BY wake_at LIMIT ${claimRules.WAKE_BATCH}`,
   );
   const accountSetWake = db.prepare(
     `INSERT INTO flow_accounts (account_id, wake_at) VALUES (?, ?)
@@ -200,7 +191,7 @@ function createEngine(db: Database.Database): FlowEngine {
     if (m.spec.flowControl) return false;
     const a = accountInfo(m.accountId);
     // Messages already waiting for the global bound go first: no overtaking through the fast path.
-    return fastPathRoom({ plan: a.plan, waiting: a.wake_at !== null, active: a.active ?? 0 }) > 0;
+    return claimRules.fastPathRoom({ plan: a.plan, waiting: a.wake_at !== null, active: a.active ?? 0 }) > 0;
   }
 
   function claim(p: { now: number; limit: number; owner: string; leaseUntil: number }): Message[] {
@@ -213,7 +204,7 @@ function createEngine(db: Database.Database): FlowEngine {
       if (!slot) {
         const a = accountInfo(accountId);
         slot = {
-          cap: accountCap(a.plan),
+          cap: claimRules.accountCap(a.plan),
           active: a.active ?? 0,
           waking: false,
           parked: false,
@@ -241,19 +232,19 @@ function createEngine(db: Database.Database): FlowEngine {
     for (const r of keysDue.all(now) as FlowKeyRow[]) {
       const slot = keySlot(r.account_id, r.key, r);
       slot.dirty = true; // its wake time is recomputed below
-      const room = keyReleaseRoom(slot, now);
+      const room = claimRules.keyReleaseRoom(slot, now);
       if (room > 0) releaseKey.run(r.account_id, r.key, room);
     }
     for (const { account_id } of accountsDue.all(now) as { account_id: string }[]) {
       const slot = accountSlot(account_id);
       slot.waking = true;
-      const room = accountReleaseRoom(slot);
+      const room = claimRules.accountReleaseRoom(slot);
       if (room > 0) releaseGlobal.run(account_id, room);
     }
 
     // 2. Claim: every candidate either starts or moves to a wait list, so each round makes progress.
     const started: Message[] = [];
-    const scanBudget = claimScanBudget(limit);
+    const scanBudget = claimRules.claimScanBudget(limit);
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
@@ -266,7 +257,7 @@ function createEngine(db: Database.Database): FlowEngine {
       for (const row of rows) {
         const account = accountSlot(row.account_id);
         const slot = row.flow_key === null ? undefined : keySlot(row.account_id, row.flow_key, row);
-        const decision = decideCandidate(account, slot, now);
+        const decision = claimRules.decideCandidate(account, slot, now);
         if (decision === "key") parkedKey.push(row.seq);
         else if (decision === "global") parkedGlobal.push(row.seq);
         else admitted.push(row);
@@ -275,11 +266,7 @@ function createEngine(db: Database.Database): FlowEngine {
       if (parkedKey.length > 0) park.run("key", JSON.stringify(parkedKey));
       if (parkedGlobal.length > 0) park.run("global", JSON.stringify(parkedGlobal));
       for (const row of admitted) {
-        const m = messageFromRow(row);
-        m.state = "ACTIVE";
-        m.leaseOwner = owner;
-        m.leaseUntil = leaseUntil;
-        started.push(m);
+        started.push(leasedTo(messageFromRow(row), owner, leaseUntil));
       }
       if (rows.length < want) break;
     }
@@ -299,7 +286,7 @@ function createEngine(db: Database.Database): FlowEngine {
     for (const [accountId, slot] of accounts) {
       if (!slot.waking && !slot.parked) continue;
       const waiting = slot.parked || accountHasWaiting.get(accountId) !== undefined;
-      accountSetWake.run(accountId, waiting ? accountWakeAt(now, false) : null);
+      accountSetWake.run(accountId, waiting ? claimRules.accountWakeAt(now, false) : null);
     }
     return started;
   }

@@ -8,7 +8,8 @@ import {
   retryWaitsQueued,
 } from "../../domain/queue-slots.js";
 import { type QueueRow, queueFromRow } from "../rows-shared.js";
-import type { InsertResult, Store } from "../store.js";
+import type { QueueQueries } from "../adapter-parts.js";
+import type { InsertResult } from "../store.js";
 import type { SqliteContext } from "./context.js";
 
 /**
@@ -106,11 +107,6 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     },
   };
 }
-
-type QueueQueries = Pick<
-  Store,
-  "queueUpsert" | "queueEnsure" | "queueGet" | "queueList" | "queueDelete" | "queueSetPaused"
->;
 
 export function queueQueries(ctx: SqliteContext): QueueQueries {
   const { db } = ctx;

@@ -1,17 +1,6 @@
-import type { ManagementStore } from "../management-store.js";
+import { SEARCH_INDEX_PATCH_COLUMNS, type SearchIndexQueries, patchColumns } from "../adapter-parts.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { SqliteContext } from "./context.js";
-
-type SearchIndexQueries = Pick<
-  ManagementStore,
-  "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
->;
-
-const COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
-  name: "name",
-  token: "token",
-  readOnlyToken: "read_only_token",
-};
 
 export function searchIndexQueries(ctx: SqliteContext): SearchIndexQueries {
   const { db } = ctx;
@@ -40,9 +29,9 @@ export function searchIndexQueries(ctx: SqliteContext): SearchIndexQueries {
 
     searchIndexUpdate: ({ customerId, id, patch }) =>
       ctx.write(() => {
-        const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof typeof COLUMNS, string][];
+        const entries = patchColumns(patch, SEARCH_INDEX_PATCH_COLUMNS);
         if (entries.length > 0) {
-          const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(", ");
+          const sets = entries.map(([column]) => `${column} = ?`).join(", ");
           db.prepare(`UPDATE search_indexes SET ${sets} WHERE id = ? AND customer_id = ?`).run(
             ...entries.map(([, v]) => v),
             id,

@@ -1,12 +1,7 @@
 import type { HeaderMap } from "../../domain/headers.js";
-import type { Store } from "../store.js";
+import type { TopicQueries } from "../adapter-parts.js";
 import type { Topic } from "../topic-store.js";
 import type { SqliteContext } from "./context.js";
-
-type TopicQueries = Pick<
-  Store,
-  "topicAddEndpoints" | "topicRemoveEndpoints" | "topicGet" | "topicList" | "topicDelete" | "topicSetHeaders"
->;
 
 interface TopicRow {
   name: string;

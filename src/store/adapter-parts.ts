@@ -1,0 +1,84 @@
+import type { ManagementStore } from "./management-store.js";
+import type { Store } from "./store.js";
+
+/**
+ * The parts of the Store interface each storage adapter implements in one file of its own (src/store/sqlite/*.ts,
+ * src/store/postgres/*.ts), and what those parts share that is not SQL: named once here so that the two adapters
+ * differ only in how they speak to their database.
+ */
+
+export type AccountQueries = Pick<
+  Store,
+  | "accountInsert"
+  | "accountInsertDefault"
+  | "accountUpdate"
+  | "accountGet"
+  | "accountGetByToken"
+  | "accountFirst"
+  | "accountRotateKeys"
+>;
+
+export type CustomerQueries = Pick<
+  ManagementStore,
+  "customerInsert" | "customerGet" | "customerFirst" | "customerUpdate" | "accountListByCustomer"
+>;
+
+export type SearchIndexQueries = Pick<
+  ManagementStore,
+  "searchIndexInsert" | "searchIndexGet" | "searchIndexList" | "searchIndexUpdate" | "searchIndexDelete"
+>;
+
+export type TopicQueries = Pick<
+  Store,
+  "topicAddEndpoints" | "topicRemoveEndpoints" | "topicGet" | "topicList" | "topicDelete" | "topicSetHeaders"
+>;
+
+export type QueueQueries = Pick<
+  Store,
+  "queueUpsert" | "queueEnsure" | "queueGet" | "queueList" | "queueDelete" | "queueSetPaused"
+>;
+
+export type MessageQueries = Pick<
+  Store,
+  | "messageInsertMany"
+  | "messageGet"
+  | "messageLeaseDue"
+  | "messageRenewLeases"
+  | "messageReleaseLeases"
+  | "messageNextDueAt"
+  | "messageFinish"
+  | "messageCancel"
+>;
+
+/** Patchable account fields → columns. Values go in as parameters; only these names ever reach the SQL text. */
+export const ACCOUNT_PATCH_COLUMNS: Record<string, string> = {
+  token: "token",
+  readOnlyToken: "read_only_token",
+  password: "password",
+  currentSigningKey: "current_signing_key",
+  nextSigningKey: "next_signing_key",
+  plan: "plan",
+  state: "state",
+  active: "active",
+  customerId: "customer_id",
+  modifyingState: "modifying_state",
+  lastPlanUpgradeTime: "last_plan_upgrade_time",
+  reservedPrice: "reserved_price",
+  prodPackEnabled: "prod_pack_enabled",
+  prometheusEnabled: "prometheus_enabled",
+  budget: "budget",
+};
+
+/** Patchable search index fields → columns (the same guarantee). */
+export const SEARCH_INDEX_PATCH_COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
+  name: "name",
+  token: "token",
+  readOnlyToken: "read_only_token",
+};
+
+/** A patch's fields that are set, as [column, value] pairs, in the patch's order. */
+export function patchColumns(patch: object, columns: Record<string, string>): [string, unknown][] {
+  return Object.entries(patch)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [columns[k]!, v]);
+}
