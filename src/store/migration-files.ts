@@ -47,3 +47,11 @@ export function pendingMigrations(files: readonly MigrationFile[], applied: Iter
   if (newestApplied > newest) throw new SchemaTooNewError(newestApplied, newest);
   return files.filter((f) => !done.has(f.version));
 }
+
+/** Readiness (OpsStore.opsReadiness): the migration files of this build the database has not applied, by name. */
+export function unappliedMigrationNames(dir: string, appliedNames: Iterable<string>): string[] {
+  const done = new Set(appliedNames);
+  return migrationFiles(dir)
+    .map((f) => f.name)
+    .filter((name) => !done.has(name));
+}

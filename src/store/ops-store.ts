@@ -50,3 +50,27 @@ export interface OpsStore {
    */
   metricsOfStoreThread?(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }
+
+/**
+ * The message gauges from what both adapters read in one bounded pass: CREATED/RETRY rows counted by state and by
+ * whether they are due at `now`, WAITING rows counted by wait reason ('global' or a key's), ACTIVE and QUEUED rows.
+ */
+export function messageGauges(p: {
+  dueStates: readonly { state: string; due: boolean | number; n: number }[];
+  waiting: readonly { reason: string | null; n: number }[];
+  active: number;
+  queued: number;
+}): StoreGauges["messages"] {
+  const messages = { pending: 0, delayed: 0, active: p.active, retrying: 0, queued: p.queued };
+  const gauges = { ...messages, waitingFlowControl: 0, waitingGlobal: 0 };
+  for (const s of p.dueStates) {
+    if (s.due) gauges.pending += s.n;
+    else if (s.state === "RETRY") gauges.retrying += s.n;
+    else gauges.delayed += s.n;
+  }
+  for (const w of p.waiting) {
+    if (w.reason === "global") gauges.waitingGlobal += w.n;
+    else gauges.waitingFlowControl += w.n;
+  }
+  return gauges;
+}

@@ -40,8 +40,6 @@ export interface DlqStore {
     deleted: number;
     cursor?: string;
   }>;
-  /** Current number of entries of the account (`dlq_message_count` of the usage statistics). */
-  dlqCount(p: { accountId: string }): Promise<number>;
   /** Accounts that have at least one entry: the trimmer's work list. */
   dlqAccountIds(): Promise<string[]>;
   /**

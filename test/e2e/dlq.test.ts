@@ -387,13 +387,13 @@ describe("retention", () => {
     await small.stop();
   });
 
-  it("dlqCount gives the account's current number of entries (dlq_message_count)", async () => {
+  it("accountDlqCount gives the account's current number of entries (dlq_message_count)", async () => {
     const accountId = server.ferry.bootstrap.account.id;
     const { store } = server.ferry.services;
-    expect(await store.dlqCount({ accountId })).toBe(0);
+    expect(await store.accountDlqCount({ accountId })).toBe(0);
     await failed("/n1");
     await failed("/n2");
-    expect(await store.dlqCount({ accountId })).toBe(2);
-    expect(await store.dlqCount({ accountId: "someone-else" })).toBe(0);
+    expect(await store.accountDlqCount({ accountId })).toBe(2);
+    expect(await store.accountDlqCount({ accountId: "someone-else" })).toBe(0);
   });
 });

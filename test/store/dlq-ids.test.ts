@@ -86,7 +86,7 @@ for (const adapter of adapters) {
         ),
       );
       expect((await Promise.all(finishes)).every(Boolean)).toBe(true);
-      expect(await a.dlqCount({ accountId: "acc" })).toBe(2 * PER_NODE);
+      expect(await a.accountDlqCount({ accountId: "acc" })).toBe(2 * PER_NODE);
       const { entries } = await a.dlqList({ accountId: "acc", filter: {}, count: 1000, order: "earliestFirst" });
       expect(new Set(entries.map((e) => e.dlqId)).size).toBe(2 * PER_NODE);
       for (const e of entries) expect(e.dlqId).toMatch(new RegExp(`^${NOW}-\\d+$`));

@@ -132,7 +132,7 @@ for (const adapter of adapters) {
         entries.push(await failed(message("acc-1", { queueName: i < 4 ? "q" : "r" }), NOW + i));
       }
       await failed(message("acc-2"), NOW);
-      expect(await store.dlqCount({ accountId: "acc-1" })).toBe(5);
+      expect(await store.accountDlqCount({ accountId: "acc-1" })).toBe(5);
       expect((await store.dlqAccountIds()).sort()).toEqual(["acc-1", "acc-2"]);
 
       expect(await store.dlqDelete({ accountId: "acc-2", filter: { dlqIds: [entries[0]!] } })).toEqual({ deleted: 0 });
@@ -149,7 +149,7 @@ for (const adapter of adapters) {
       ]);
 
       expect(await store.dlqDelete({ accountId: "acc-1", filter: {} })).toEqual({ deleted: 1 });
-      expect(await store.dlqCount({ accountId: "acc-1" })).toBe(0);
+      expect(await store.accountDlqCount({ accountId: "acc-1" })).toBe(0);
       expect(await store.dlqAccountIds()).toEqual(["acc-2"]);
     });
 

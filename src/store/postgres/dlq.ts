@@ -23,7 +23,6 @@ function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where
 }
 
 const getSql = { name: "ferry_dlq_get", text: "SELECT * FROM dlq WHERE account_id = $1 AND dlq_id = $2" };
-const countSql = { name: "ferry_dlq_entry_count", text: "SELECT count(*)::int AS n FROM dlq WHERE account_id = $1" };
 const accountsSql = { name: "ferry_dlq_accounts", text: "SELECT DISTINCT account_id FROM dlq" };
 const deleteExpiredSql = {
   name: "ferry_dlq_trim_expired",
@@ -83,8 +82,6 @@ export function dlqQueries(ctx: PgContext): DlqStore {
         if (row!.more && row!.last !== null) result.cursor = String(row!.last);
         return result;
       }),
-
-    dlqCount: async ({ accountId }) => (await ctx.query<{ n: number }>(countSql, [accountId]))[0]!.n,
 
     dlqAccountIds: async () => (await ctx.query<{ account_id: string }>(accountsSql)).map((r) => r.account_id),
 

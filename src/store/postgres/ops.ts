@@ -1,7 +1,7 @@
-import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { GAUGE_COUNT_CAP, type OpsStore } from "../ops-store.js";
+import { unappliedMigrationNames } from "../migration-files.js";
+import { GAUGE_COUNT_CAP, messageGauges, type OpsStore } from "../ops-store.js";
 import type { PgContext } from "./context.js";
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -52,31 +52,17 @@ export function opsQueries(ctx: PgContext): OpsQueries {
   return {
     opsReadiness: async () => {
       const rows = await ctx.query<{ name: string }>("SELECT name FROM schema_migrations");
-      const done = new Set(rows.map((r) => r.name));
-      const files = readdirSync(migrationsDir).filter((f) => /^\d+_.+\.sql$/.test(f));
-      return { pendingMigrations: files.filter((f) => !done.has(f)).sort() };
+      return { pendingMigrations: unappliedMigrationNames(migrationsDir, rows.map((r) => r.name)) };
     },
 
     opsGauges: async ({ now }) => {
       const row = (await ctx.query<GaugeRow>(gaugesSql, [now]))[0]!;
-      const messages = {
-        pending: 0,
-        delayed: 0,
+      const messages = messageGauges({
+        dueStates: row.due_states,
+        waiting: row.waiting,
         active: row.active,
-        retrying: 0,
-        waitingFlowControl: 0,
-        waitingGlobal: 0,
         queued: row.queued,
-      };
-      for (const s of row.due_states) {
-        if (s.due) messages.pending += s.n;
-        else if (s.state === "RETRY") messages.retrying += s.n;
-        else messages.delayed += s.n;
-      }
-      for (const w of row.waiting) {
-        if (w.reason === "global") messages.waitingGlobal += w.n;
-        else messages.waitingFlowControl += w.n;
-      }
+      });
       return {
         messages,
         dlqSize: row.dlq,

@@ -80,8 +80,6 @@ export function dlqQueries(ctx: SqliteContext): DlqStore {
         return result;
       }),
 
-    dlqCount: async ({ accountId }) => (count.get(accountId) as { n: number }).n,
-
     dlqAccountIds: async () => accounts.pluck().all() as string[],
 
     dlqTrim: ({ accountId, before, maxSize, limit }) =>

@@ -1,7 +1,7 @@
-import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { GAUGE_COUNT_CAP, type OpsStore } from "../ops-store.js";
+import { unappliedMigrationNames } from "../migration-files.js";
+import { GAUGE_COUNT_CAP, messageGauges, type OpsStore } from "../ops-store.js";
 import type { SqliteContext } from "./context.js";
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -39,22 +39,17 @@ export function opsQueries(ctx: SqliteContext): OpsQueries {
 
   return {
     opsReadiness: async () => {
-      const done = new Set((applied.all() as { name: string }[]).map((r) => r.name));
-      const files = readdirSync(migrationsDir).filter((f) => /^\d+_.+\.sql$/.test(f));
-      return { pendingMigrations: files.filter((f) => !done.has(f)).sort() };
+      const names = (applied.all() as { name: string }[]).map((r) => r.name);
+      return { pendingMigrations: unappliedMigrationNames(migrationsDir, names) };
     },
 
     opsGauges: async ({ now }) => {
-      const messages = { pending: 0, delayed: 0, active: n(active), retrying: 0, waitingFlowControl: 0, waitingGlobal: 0, queued: n(queued) };
-      for (const row of dueStates.all({ now }) as { state: string; due: number; n: number }[]) {
-        if (row.due === 1) messages.pending += row.n;
-        else if (row.state === "RETRY") messages.retrying += row.n;
-        else messages.delayed += row.n;
-      }
-      for (const row of waiting.all() as { reason: string | null; n: number }[]) {
-        if (row.reason === "global") messages.waitingGlobal += row.n;
-        else messages.waitingFlowControl += row.n;
-      }
+      const messages = messageGauges({
+        dueStates: dueStates.all({ now }) as { state: string; due: number; n: number }[],
+        waiting: waiting.all() as { reason: string | null; n: number }[],
+        active: n(active),
+        queued: n(queued),
+      });
       const oldest = oldestDue.get(now) as { due_at: number } | undefined;
       return {
         messages,
