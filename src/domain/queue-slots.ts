@@ -8,7 +8,7 @@ import type { Message, MessageState, NewMessage } from "./message.js";
  * The slots of a queue are its first `parallelism` unfinished messages by arrival (`seq`); a paused queue has none.
  * Only messages in a slot may be attempted (CREATED, or RETRY when already attempted); the others wait QUEUED, which
  * the claim never looks at. A message keeps its slot while ACTIVE, in RETRY backoff, and, when it produced callbacks,
- * as HELD until its last callback finished (reference §1.2). Only ordinary messages (kind `message`) take part:
+ * as HELD until its last callback finished (docs/callbacks.md). Only ordinary messages (kind `message`) take part:
  * callbacks are never queued.
  */
 

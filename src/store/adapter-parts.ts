@@ -82,3 +82,16 @@ export function patchColumns(patch: object, columns: Record<string, string>): [s
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => [columns[k]!, v]);
 }
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/**
+ * An adapter's store methods, from the parts it implements (each `part(ctx)` returns some of the Store's methods).
+ * The result's type is every part's methods together, so the adapter's index.ts is checked for a complete Store.
+ */
+export function combineParts<Ctx, Part extends (ctx: Ctx) => object>(
+  ctx: Ctx,
+  parts: readonly Part[],
+): Intersection<ReturnType<Part>> {
+  return Object.assign({}, ...parts.map((part) => part(ctx))) as Intersection<ReturnType<Part>>;
+}

@@ -1,4 +1,5 @@
 import { writesAccounts } from "../account-writes.js";
+import { combineParts } from "../adapter-parts.js";
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { ACCOUNTS_CHANNEL, DUE_CHANNEL, openPgContext, type PgStoreOptions } from "./context.js";
@@ -44,22 +45,9 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     },
     subscribeDue: (onDue) => listener.subscribe(DUE_CHANNEL, onDue),
     subscribeAccountChanges: (onChange) => listener.subscribe(ACCOUNTS_CHANNEL, onChange),
-    ...accountQueries(ctx),
-    ...messageQueries(ctx),
-    ...logQueries(ctx),
-    ...topicQueries(ctx),
-    ...queueQueries(ctx),
-    ...customerQueries(ctx),
-    ...searchIndexQueries(ctx),
-    ...searchDocumentQueries(ctx),
-    ...usageQueries(ctx),
-    ...retentionQueries(ctx),
-    ...nodeNumberQueries(ctx),
-    ...overviewQueries(ctx),
-    ...scheduleQueries(ctx),
-    ...dlqQueries(ctx),
-    ...flowControlQueries(ctx),
-    ...opsQueries(ctx),
+    ...combineParts(ctx, [accountQueries, messageQueries, logQueries, dlqQueries, scheduleQueries, topicQueries]),
+    ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
+    ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

@@ -1,4 +1,5 @@
 import type { SqliteSynchronous } from "../../config.js";
+import { combineParts } from "../adapter-parts.js";
 import type { Store } from "../store.js";
 import { accountQueries } from "./accounts.js";
 import { openSqlite } from "./context.js";
@@ -28,21 +29,8 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     capabilities: { singleNode: true },
     migrate: async () => {},
     close: async () => ctx.close(),
-    ...accountQueries(ctx),
-    ...messageQueries(ctx),
-    ...logQueries(ctx),
-    ...dlqQueries(ctx),
-    ...scheduleQueries(ctx),
-    ...topicQueries(ctx),
-    ...queueQueries(ctx),
-    ...flowControlQueries(ctx),
-    ...customerQueries(ctx),
-    ...searchIndexQueries(ctx),
-    ...searchDocumentQueries(ctx),
-    ...usageQueries(ctx),
-    ...retentionQueries(ctx),
-    ...nodeNumberQueries(ctx),
-    ...opsQueries(ctx),
-    ...overviewQueries(ctx),
+    ...combineParts(ctx, [accountQueries, messageQueries, logQueries, dlqQueries, scheduleQueries, topicQueries]),
+    ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
+    ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
   };
 }
