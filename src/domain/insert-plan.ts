@@ -1,0 +1,58 @@
+import { createdLogEntry, type LogEntry, logEntry } from "./log.js";
+import type { Message, NewMessage } from "./message.js";
+
+/**
+ * What inserting one message writes (docs/states.md), once for both storage adapters: the row's state and lease,
+ * its log entries and its usage. The adapters (src/store/sqlite/messages.ts, src/store/postgres/messages.ts) find
+ * out what the plan depends on, each its own way (a live deduplication key; whether the publish fast path has room,
+ * src/domain/flow-claim.ts `fastPathRoom`), write what it says, and let their queue code promote queue messages that
+ * got a free slot (src/domain/queue-slots.ts) in the same transaction.
+ */
+
+/** One message to insert; `leaseOwner`/`leaseUntil` ask for the publish fast path (inserted already leased). */
+export interface InsertRequest {
+  message: NewMessage;
+  leaseOwner?: string;
+  leaseUntil?: number;
+}
+
+export interface InsertPlan {
+  /** The message as stored and returned: ACTIVE and leased when the fast path took it, else as built. */
+  message: Message;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  /** CREATED, and ACTIVE when it starts at once. */
+  logs: LogEntry[];
+  /** The `requests` usage it counts: one request of the body's size. */
+  usage: { accountId: string; count: number; bytes: number };
+}
+
+/** Whether to ask the fast path's gate at all: only for an item the publishing node wants to deliver at once. */
+export const wantsFastPath = (item: InsertRequest): boolean => item.leaseOwner !== undefined;
+
+/** A deduplication key still alive at `now` makes the insert a duplicate of the message that holds it. */
+export const dedupKeyLive = (expiresAt: number, now: number): boolean => expiresAt > now;
+
+/**
+ * The plan of one insert. `fastPath`: the gate let it through (never for a keyed message or an account at its
+ * global bound); such a message is stored ACTIVE, leased to the publishing node, and logs its start at once.
+ * Otherwise it is stored as built (CREATED, or QUEUED behind its FIFO queue) and waits for a claim.
+ */
+export function planInsert(item: InsertRequest, fastPath: boolean, now: number): InsertPlan {
+  const m = item.message;
+  const leased = fastPath && wantsFastPath(item);
+  const message: Message = { ...m, state: leased ? "ACTIVE" : m.state, cancelRequested: false };
+  if (leased) {
+    message.leaseOwner = item.leaseOwner!;
+    message.leaseUntil = item.leaseUntil!;
+  }
+  const logs = [createdLogEntry(message, now)];
+  if (leased) logs.push(logEntry(message, "ACTIVE", now));
+  return {
+    message,
+    leaseOwner: leased ? item.leaseOwner! : null,
+    leaseUntil: leased ? item.leaseUntil! : null,
+    logs,
+    usage: { accountId: m.accountId, count: 1, bytes: m.body?.length ?? 0 },
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { dedupKeyLive, planInsert, wantsFastPath } from "../../src/domain/insert-plan.js";
+import type { NewMessage } from "../../src/domain/message.js";
+
+/**
+ * The insert plan (src/domain/insert-plan.ts) without a database; test/store/messages.test.ts runs it on both
+ * stores.
+ */
+const NOW = 1_800_000_000_000;
+const message = (over: Partial<NewMessage> = {}): NewMessage => ({
+  id: "msg_1",
+  accountId: "acc",
+  kind: "message",
+  state: "CREATED",
+  url: "http://127.0.0.1:9/x",
+  body: Buffer.from("hello"),
+  spec: { method: "POST", headers: {}, retries: 3 },
+  createdAt: NOW,
+  notBefore: 0,
+  dueAt: NOW,
+  retried: 0,
+  ...over,
+});
+
+describe("the insert plan", () => {
+  it("stores a message as built, logs CREATED and counts one request of its size", () => {
+    const plan = planInsert({ message: message() }, false, NOW);
+    expect(plan.message).toMatchObject({ state: "CREATED", cancelRequested: false });
+    expect(plan.message).not.toHaveProperty("leaseOwner");
+    expect([plan.leaseOwner, plan.leaseUntil]).toEqual([null, null]);
+    expect(plan.logs.map((l) => [l.state, l.time])).toEqual([["CREATED", NOW]]);
+    expect(plan.usage).toEqual({ accountId: "acc", count: 1, bytes: 5 });
+  });
+
+  it("through the fast path: stored ACTIVE, leased to the publishing node, its start logged at once", () => {
+    const item = { message: message(), leaseOwner: "node-a", leaseUntil: NOW + 60_000 };
+    expect(wantsFastPath(item)).toBe(true);
+    const plan = planInsert(item, true, NOW);
+    expect(plan.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a", leaseUntil: NOW + 60_000 });
+    expect([plan.leaseOwner, plan.leaseUntil]).toEqual(["node-a", NOW + 60_000]);
+    expect(plan.logs.map((l) => l.state)).toEqual(["CREATED", "ACTIVE"]);
+  });
+
+  it("refused by the gate (or not asked for), a message waits for a claim; a queued one stays QUEUED", () => {
+    const refused = planInsert({ message: message(), leaseOwner: "node-a", leaseUntil: NOW + 1 }, false, NOW);
+    expect(refused.message.state).toBe("CREATED");
+    expect(refused.logs).toHaveLength(1);
+    expect(wantsFastPath({ message: message() })).toBe(false);
+    expect(planInsert({ message: message() }, true, NOW).message.state).toBe("CREATED");
+    const queued = planInsert({ message: message({ state: "QUEUED", queueName: "q" }) }, false, NOW);
+    expect(queued.message.state).toBe("QUEUED");
+    expect(planInsert({ message: message({ body: undefined }) }, false, NOW).usage.bytes).toBe(0);
+  });
+
+  it("a deduplication key is live until it expires", () => {
+    expect(dedupKeyLive(NOW + 1, NOW)).toBe(true);
+    expect(dedupKeyLive(NOW, NOW)).toBe(false);
+  });
+});
