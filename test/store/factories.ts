@@ -1,6 +1,7 @@
 import { newMessageId } from "../../src/domain/ids.js";
 import type { FlowControl, NewMessage } from "../../src/domain/message.js";
-import type { Account, Store } from "../../src/store/store.js";
+import type { Account, Store, UsageMetric } from "../../src/store/store.js";
+import type { OpenedStore } from "./adapters.js";
 
 /**
  * Builders shared by every store test (test/store/*.test.ts): an account and a message with every required field,
@@ -53,3 +54,19 @@ export function aKeyedMessage(accountId: string, at: number, flowControl?: FlowC
 /** Publishes the messages as one insert operation (no dedup), at `now` (default: the first message's creation). */
 export const publish = (store: Store, messages: NewMessage[], now = messages[0]?.createdAt ?? NOW) =>
   store.messageInsertMany({ items: messages.map((message) => ({ message })), now, dedupWindowMs: 0 });
+
+/**
+ * Adds to an account's per-minute usage counter behind the store's back (raw SQL): the store only counts usage as a
+ * side effect of the writes that cause it, which cannot produce arbitrary counts.
+ */
+export async function seedUsage(
+  opened: Pick<OpenedStore, "sql">,
+  u: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number },
+): Promise<void> {
+  await opened.sql(
+    `INSERT INTO usage (account_id, minute, metric, count, bytes) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, minute, metric) DO UPDATE SET count = usage.count + excluded.count,
+       bytes = usage.bytes + excluded.bytes`,
+    [u.accountId, u.now - (u.now % 60_000), u.metric, u.count, u.bytes],
+  );
+}

@@ -3,8 +3,8 @@ import { newMessageId } from "../../src/domain/ids.js";
 import type { SearchIndex } from "../../src/domain/search.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
-import { adapters, openPostgresTestStores } from "./adapters.js";
-import { anAccount as account, NOW } from "./factories.js";
+import { adapters, type OpenedStore, openPostgresTestStores } from "./adapters.js";
+import { anAccount as account, NOW, seedUsage } from "./factories.js";
 
 /** The management capability's storage (customers, account fields, search indexes, usage, daily quota). */
 const DAY_MS = 86_400_000;
@@ -32,8 +32,10 @@ for (const adapter of adapters) {
   describe(`management store: ${adapter.name}`, () => {
     let store: Store;
     let dispose: () => Promise<void>;
+    let opened: OpenedStore;
     beforeEach(async () => {
-      ({ store, dispose } = await adapter.open());
+      opened = await adapter.open();
+      ({ store, dispose } = opened);
     });
     afterEach(async () => {
       await dispose();
@@ -197,7 +199,7 @@ for (const adapter of adapters) {
     it("sums the per-minute usage counters into buckets, per metric, within the window only", async () => {
       const from = NOW - (NOW % 3_600_000);
       const add = (minute: number, metric: "requests" | "delivered", count: number, bytes: number) =>
-        store.usageAdd({ accountId: "acc", now: from + minute * 60_000 + 1234, metric, count, bytes });
+        seedUsage(opened, { accountId: "acc", now: from + minute * 60_000 + 1234, metric, count, bytes });
       await add(0, "requests", 2, 20);
       await add(0, "requests", 1, 5);
       await add(59, "requests", 4, 40);
@@ -205,7 +207,7 @@ for (const adapter of adapters) {
       await add(61, "delivered", 3, 30);
       await add(120, "requests", 100, 1000); // outside the two buckets
       await add(-1, "requests", 100, 1000); // before the window
-      await store.usageAdd({ accountId: "other", now: from, metric: "requests", count: 7, bytes: 7 });
+      await seedUsage(opened, { accountId: "other", now: from, metric: "requests", count: 7, bytes: 7 });
 
       const buckets = await store.usageBuckets({ accountId: "acc", from, stepMs: 3_600_000, count: 2 });
       const sorted = [...buckets].sort((x, y) => x.bucket - y.bucket || x.metric.localeCompare(y.metric));

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NewMessage } from "../../src/domain/message.js";
 import type { RetentionTable } from "../../src/store/retention-store.js";
 import type { Store } from "../../src/store/store.js";
-import { adapters } from "./adapters.js";
-import { aMessage, NOW } from "./factories.js";
+import { adapters, type OpenedStore } from "./adapters.js";
+import { aMessage, NOW, seedUsage } from "./factories.js";
 
 /** retentionDelete (docs/operations.md "Table bounds") against every adapter: by age, at most `limit` a call. */
 const DAY_MS = 86_400_000;
@@ -15,8 +15,10 @@ for (const adapter of adapters) {
   describe(`retention store: ${adapter.name}`, () => {
     let store: Store;
     let dispose: () => Promise<void>;
+    let opened: OpenedStore;
     beforeEach(async () => {
-      ({ store, dispose } = await adapter.open());
+      opened = await adapter.open();
+      ({ store, dispose } = opened);
       // Three publishes a minute apart, each with a deduplication key that lives one minute, then their counters.
       for (let i = 0; i < 3; i++) {
         const at = NOW + i * 60_000;
@@ -25,7 +27,7 @@ for (const adapter of adapters) {
           now: at,
           dedupWindowMs: 60_000,
         });
-        await store.usageAdd({ accountId: "acc", now: at, metric: "delivered", count: 1, bytes: 1 });
+        await seedUsage(opened, { accountId: "acc", now: at, metric: "delivered", count: 1, bytes: 1 });
       }
       for (let d = 0; d < 3; d++) {
         await store.quotaConsume({ accountId: `acc-${d}`, day: NOW - (NOW % DAY_MS) + d * DAY_MS, n: 1, limit: 10 });
