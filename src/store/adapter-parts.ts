@@ -1,5 +1,5 @@
 import type { ManagementStore } from "./management-store.js";
-import type { Store } from "./store.js";
+import type { Account, Store } from "./store.js";
 
 /**
  * The parts of the Store interface each storage adapter implements in one file of its own (src/store/sqlite/*.ts,
@@ -68,6 +68,58 @@ export const ACCOUNT_PATCH_COLUMNS: Record<string, string> = {
   prometheusEnabled: "prometheus_enabled",
   budget: "budget",
 };
+
+/** Insert columns of an account, in the order of the values the adapters bind (`seq`, where kept, is generated). */
+export const ACCOUNT_COLUMNS = [
+  "id",
+  "customer_id",
+  "token",
+  "password",
+  "current_signing_key",
+  "next_signing_key",
+  "plan",
+  "state",
+  "active",
+  "created_at",
+  "modifying_state",
+  "last_plan_upgrade_time",
+  "reserved_price",
+  "prod_pack_enabled",
+  "prometheus_enabled",
+  "enterprise_id",
+  "region",
+  "budget",
+  "created_by",
+  "read_only_token",
+] as const;
+
+export type AccountColumn = (typeof ACCOUNT_COLUMNS)[number];
+
+/** An account's values by insert column; management fields default as a fresh account's would. Flags as booleans. */
+export function accountColumnValues(a: Account): Record<AccountColumn, string | number | boolean | null> {
+  return {
+    id: a.id,
+    customer_id: a.customerId,
+    token: a.token,
+    password: a.password,
+    current_signing_key: a.currentSigningKey,
+    next_signing_key: a.nextSigningKey,
+    plan: a.plan,
+    state: a.state,
+    active: a.active,
+    created_at: a.createdAt,
+    modifying_state: a.modifyingState ?? null,
+    last_plan_upgrade_time: a.lastPlanUpgradeTime ?? 0,
+    reserved_price: a.reservedPrice ?? 0,
+    prod_pack_enabled: a.prodPackEnabled ?? false,
+    prometheus_enabled: a.prometheusEnabled ?? false,
+    enterprise_id: a.enterpriseId ?? null,
+    region: a.region ?? "eu-central-1",
+    budget: a.budget ?? 0,
+    created_by: a.createdBy ?? "",
+    read_only_token: a.readOnlyToken ?? null,
+  };
+}
 
 /** Patchable search index fields → columns (the same guarantee). */
 export const SEARCH_INDEX_PATCH_COLUMNS: Record<"name" | "token" | "readOnlyToken", string> = {
