@@ -55,7 +55,7 @@ export function buildApp(services: Services): FastifyInstance {
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
-    refuseOversizedMessages(messaging);
+    refuseOversizedMessages(messaging, services.plans);
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);

@@ -10,15 +10,17 @@ import { DlqIdMinter } from "./domain/dlq-id.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
+import { planBook } from "./domain/plans.js";
 import { createHttpClient } from "./delivery/http-client.js";
 import { buildCallbacks } from "./delivery/callbacks.js";
-import { dialectFor } from "./http/dialect.js";
+import { dialectFor } from "./domain/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
-import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { leaseRescuer } from "./maintenance/lease-rescuer.js";
+import type { Loop } from "./maintenance/loop.js";
 import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
 import { urlGroups } from "./services/topics.js";
-import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
+import type { BootstrapResult } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
@@ -33,6 +35,8 @@ export const version: string = (
 export interface Ferry {
   app: FastifyInstance;
   services: Services;
+  /** The delivery engine (also `loops.dispatcher`); services see it only as a DeliveryHandoff. */
+  dispatcher: Dispatcher;
   bootstrap: BootstrapResult;
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string;
@@ -81,7 +85,7 @@ async function startBehind(
 ): Promise<Ferry> {
   const store = await openServerStore(config, { log });
   await store.migrate();
-  usePlanOverrides(config.planOverrides);
+  const plans = planBook(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
@@ -96,6 +100,7 @@ async function startBehind(
     version,
     groups: urlGroups(store),
     lifecycle,
+    plans,
     dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
   };
   // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
@@ -105,6 +110,7 @@ async function startBehind(
     clock,
     config,
     dialect,
+    plans,
     log,
     nodeId,
     http,
@@ -120,17 +126,9 @@ async function startBehind(
 
   const loops: Record<string, Loop> = {
     dispatcher,
-    rescuer: new IntervalLoop(
-      "rescuer",
-      Math.max(500, Math.floor(config.leaseMs / 3)),
-      async () => {
-        const released = await store.messageReleaseLeases({ now: clock.now(), expiredOnly: true, exceptOwner: nodeId });
-        if (released > 0) dispatcher.wake();
-      },
-      log,
-    ),
+    rescuer: leaseRescuer({ store, clock, log, nodeId, leaseMs: config.leaseMs, onReleased: () => dispatcher.nudge() }),
     retention: retentionLoop({ store, clock, log, logRetentionMs: config.logRetentionMs }),
-    dlqTrimmer: dlqTrimmer({ store, clock, log }),
+    dlqTrimmer: dlqTrimmer({ store, clock, log, limitsFor: plans.limitsOf }),
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
@@ -140,8 +138,8 @@ async function startBehind(
   const address = await app.listen({ port: boot.port, host: config.host });
   for (const loop of Object.values(loops)) loop.start();
   lifecycle.started();
-  // Several nodes (PostgreSQL): another node's NOTIFY wakes this dispatcher without waiting for the poll.
-  const unsubscribeDue = store.subscribeDue?.(() => dispatcher.wake());
+  // Several nodes (PostgreSQL): another node's NOTIFY nudges this dispatcher without waiting for the poll.
+  const unsubscribeDue = store.subscribeDue?.(() => dispatcher.nudge());
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -156,5 +154,5 @@ async function startBehind(
     })();
     return stopping;
   };
-  return { app, services, bootstrap, url: address, loops, stop };
+  return { app, services, dispatcher, bootstrap, url: address, loops, stop };
 }

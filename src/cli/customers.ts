@@ -1,11 +1,10 @@
 import { ConfigError, loadConfig } from "../config.js";
-import type { PlanName } from "../domain/plans.js";
+import { planBook, type PlanName } from "../domain/plans.js";
 import { systemClock } from "../domain/clock.js";
 import { AppError } from "../errors.js";
-import { dialectFor } from "../http/dialect.js";
+import { dialectFor } from "../domain/dialect.js";
 import { accountRecord, parsePlanName, wirePlanName } from "../http/views/account-view.js";
 import { version } from "../server.js";
-import { usePlanOverrides } from "../services/accounts.js";
 import { bootstrap, createCustomer } from "../services/customers.js";
 import { openStore } from "../store/open.js";
 
@@ -66,7 +65,6 @@ export async function customersCli(
     throw error;
   }
   const { config, dialect, email, plan, enterpriseId } = parsed;
-  usePlanOverrides(config.planOverrides);
   const store = await openStore(config);
   try {
     await store.migrate();
@@ -80,7 +78,7 @@ export async function customersCli(
       `${JSON.stringify({
         email: created.customer.email,
         api_key: created.apiKey,
-        account: accountRecord(created.account, dialect),
+        account: accountRecord(created.account, dialect, planBook(config.planOverrides)),
       })}\n`,
     );
     return 0;

@@ -4,10 +4,11 @@ import type { Clock } from "../domain/clock.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
-import type { Dialect } from "../http/dialect.js";
+import type { Dialect } from "../domain/dialect.js";
+import type { PlanBook } from "../domain/plans.js";
 import type { Loop } from "../maintenance/loop.js";
-import { limitsOf } from "../services/accounts.js";
-import type { Account, Store } from "../store/store.js";
+import type { Account } from "../domain/records.js";
+import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
@@ -19,6 +20,8 @@ export interface DispatcherDeps {
   clock: Clock;
   config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs" | "destinationConcurrency">;
   dialect: Dialect;
+  /** The plan table in force: an attempt's timeout and response size come from the account's plan. */
+  plans: PlanBook;
   log: Logger;
   nodeId: string;
   http: HttpClient;
@@ -35,7 +38,7 @@ const MAX_CLAIM = 500;
 
 /**
  * The delivery engine of one node: lease due messages, attempt them, record the outcome.
- * Push, then poll: publishes hand their messages over right after commit (deliverLeased / wake), a timer is armed
+ * Push, then poll: publishes hand their messages over right after commit (deliverLeased / nudge), a timer is armed
  * for the next due message, and a poll every `pollIntervalMs` finds messages that other nodes wrote.
  */
 export class Dispatcher implements Loop {
@@ -46,7 +49,7 @@ export class Dispatcher implements Loop {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private renewTimer: NodeJS.Timeout | undefined;
-  private wakeScheduled = false;
+  private nudgeScheduled = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** A claim stopped at capacity: the next completion must look for more work. */
@@ -74,7 +77,7 @@ export class Dispatcher implements Loop {
     this.stopped = false;
     const { leaseMs } = this.deps.config;
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
-    this.wake();
+    this.nudge();
   }
 
   /** Stops claiming, then waits for in-flight attempts up to `graceMs`; unfinished ones keep their lease. */
@@ -95,12 +98,15 @@ export class Dispatcher implements Loop {
     }
   }
 
-  /** Asks for a claim soon; many wakes in one turn become one claim. */
-  wake(): void {
-    if (this.stopped || this.wakeScheduled) return;
-    this.wakeScheduled = true;
+  /**
+   * Asks for a claim soon; many nudges in one turn become one claim. (Not a flow-control "wake", which releases a
+   * key's wait list: docs/glossary.md.)
+   */
+  nudge(): void {
+    if (this.stopped || this.nudgeScheduled) return;
+    this.nudgeScheduled = true;
     setImmediate(() => {
-      this.wakeScheduled = false;
+      this.nudgeScheduled = false;
       void this.runOnce();
     });
   }
@@ -125,7 +131,7 @@ export class Dispatcher implements Loop {
   deliverLeased(messages: Message[], reservedCount: number, account?: Account): void {
     this.reserved -= reservedCount;
     for (const m of messages) this.launch(m, account);
-    if (messages.length < reservedCount) this.wake();
+    if (messages.length < reservedCount) this.nudge();
   }
 
   runOnce(): Promise<void> {
@@ -215,7 +221,7 @@ export class Dispatcher implements Loop {
         this.running.delete(m.id);
         if (this.starved) {
           this.starved = false;
-          this.wake();
+          this.nudge();
         }
       });
     this.running.set(m.id, run);
@@ -225,7 +231,7 @@ export class Dispatcher implements Loop {
     const { store, clock, http, dialect } = this.deps;
     const account = known ?? (await store.accountGet({ id: m.accountId }));
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
-    const limits = limitsOf(account);
+    const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     const release = await this.gate.acquire(m.url);
     // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
@@ -259,7 +265,7 @@ export class Dispatcher implements Loop {
     const mayReleaseWaiting =
       m.spec.flowControl !== undefined || limits.max_global_parallelism <= this.deps.config.deliveryConcurrency;
     if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined || mayReleaseWaiting) {
-      this.wake();
+      this.nudge();
     }
   }
 

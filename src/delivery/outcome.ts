@@ -3,7 +3,7 @@ import { type LogDetails, type LogEntry, logEntry } from "../domain/log.js";
 import type { AttemptResponse, Message, NewMessage } from "../domain/message.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { compileRetryDelay } from "../domain/retry-delay.js";
-import type { Outcome } from "../store/store.js";
+import type { Outcome } from "../domain/records.js";
 
 /** Builds the callback / failure-callback messages of one attempt (callbacks are ordinary messages). */
 export type CallbackBuilder = (p: {

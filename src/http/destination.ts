@@ -1,5 +1,5 @@
 import type { ConfigSource } from "../domain/publish-config.js";
-import type { Dialect } from "./dialect.js";
+import type { Dialect } from "../domain/dialect.js";
 
 function decode(s: string): string {
   try {

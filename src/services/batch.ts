@@ -1,6 +1,6 @@
 import type { ConfigSource } from "../domain/publish-config.js";
 import { AppError } from "../errors.js";
-import type { Account } from "../store/store.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { type PublishedMessage, publish, resolveTargets } from "./publish.js";
 import { ensureQueue } from "./queues.js";

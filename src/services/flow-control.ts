@@ -3,8 +3,7 @@ import { MAX_PERIOD_SEC } from "../domain/flow-control-value.js";
 import { type FlowKeyState, windowAt } from "../domain/flow-window.js";
 import { invalidField, notFound } from "../errors.js";
 import type { FlowKeyRecord } from "../store/flow-control-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
 /** A key's metrics as of `now` (seed 2.6): the rate window that is over no longer counts. */
@@ -69,7 +68,7 @@ export async function getFlowKey(services: Services, account: Account, key: stri
 export async function resetFlowKey(services: Services, account: Account, key: string): Promise<void> {
   const found = await services.store.flowKeyResetRate({ accountId: account.id, key, now: services.clock.now() });
   if (!found) throw notFound(`flow control key ${key}`);
-  services.dispatcher.wake();
+  services.dispatcher.nudge();
 }
 
 /** While paused nothing of the key is dispatched and new messages go to its wait list; the window keeps running. */
@@ -81,7 +80,7 @@ export async function setFlowKeyPaused(services: Services, account: Account, key
     now: services.clock.now(),
   });
   if (!found) throw notFound(`flow control key ${key}`);
-  if (!paused) services.dispatcher.wake();
+  if (!paused) services.dispatcher.nudge();
 }
 
 export interface PinInput {
@@ -109,7 +108,7 @@ export async function pinFlowKey(services: Services, account: Account, key: stri
     }
   }
   await services.store.flowKeyPin({ accountId: account.id, key, now: services.clock.now(), ...input });
-  services.dispatcher.wake();
+  services.dispatcher.nudge();
 }
 
 export async function unpinFlowKey(
@@ -125,7 +124,7 @@ export async function unpinFlowKey(
 /** `GET /v2/globalParallelism`: the account's bound on deliveries in flight and how many are in flight now. */
 export async function globalParallelism(services: Services, account: Account) {
   return {
-    parallelismMax: limitsOf(account).max_global_parallelism,
+    parallelismMax: services.plans.limitsOf(account).max_global_parallelism,
     parallelismCount: await services.store.flowGlobalActive({ accountId: account.id }),
   };
 }

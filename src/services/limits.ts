@@ -1,7 +1,6 @@
-import { UNLIMITED } from "../domain/plans.js";
+import { type PlanBook, UNLIMITED } from "../domain/plans.js";
 import { AppError } from "../errors.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
 const DAY_MS = 86_400_000;
@@ -15,7 +14,7 @@ const DAY_MS = 86_400_000;
  * Callbacks and schedule triggers are not refused here: no client waits for them.
  */
 export async function enforceDailyQuota(services: Services, account: Account, n: number): Promise<void> {
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   const limit = Math.min(limits.max_requests_per_day, limits.max_requests_per_day_hard);
   if (limit >= UNLIMITED || n === 0) return;
   const now = services.clock.now();
@@ -40,11 +39,13 @@ export async function enforceDailyQuota(services: Services, account: Account, n:
  * limit in one second; the daily quota, which is what is billed, is exact.
  */
 export class BurstLimiter {
+  constructor(private readonly plans: PlanBook) {}
+
   private readonly windows = new Map<string, { second: number; count: number }>();
 
   /** Counts one request; throws 429 with only the Burst-RateLimit-* headers when the second's budget is spent. */
   take(account: Account, now: number): void {
-    const limit = limitsOf(account).max_requests_per_second;
+    const limit = this.plans.limitsOf(account).max_requests_per_second;
     if (limit >= UNLIMITED) return;
     const second = Math.floor(now / 1000);
     let w = this.windows.get(account.id);

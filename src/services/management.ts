@@ -1,8 +1,7 @@
 import { newSecret } from "../domain/ids.js";
 import type { PlanName } from "../domain/plans.js";
 import { invalidField, notFound } from "../errors.js";
-import type { Customer } from "../store/management-store.js";
-import type { Account } from "../store/store.js";
+import type { Account, Customer } from "../domain/records.js";
 import { makeToken } from "./accounts.js";
 import type { Services } from "./context.js";
 

@@ -1,5 +1,6 @@
 import { notFound } from "../errors.js";
-import type { Account, LogFilter, MessageFilter, Order } from "../store/store.js";
+import type { Account } from "../domain/records.js";
+import type { LogFilter, MessageFilter, Order } from "../store/store.js";
 import type { Services } from "./context.js";
 
 export async function getMessage(services: Services, account: Account, id: string) {
@@ -26,7 +27,7 @@ export async function cancelMessages(services: Services, account: Account, filte
   if (count !== undefined) p.count = count;
   const cancelled = await services.store.messageCancel(p);
   // A cancelled queue message frees its slot: the next one of its queue may be due now.
-  if (cancelled > 0) services.dispatcher.wake();
+  if (cancelled > 0) services.dispatcher.nudge();
   return cancelled;
 }
 

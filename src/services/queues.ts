@@ -1,9 +1,7 @@
 import { validName } from "../domain/names.js";
 import { parseBool } from "../domain/publish-config.js";
 import { invalidField, notFound, quotaExceeded } from "../errors.js";
-import type { Queue } from "../store/queue-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account, Queue } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { cancelMessages } from "./messages.js";
 import { type PublishedMessage, type PublishInput, publish } from "./publish.js";
@@ -11,8 +9,8 @@ import { type PublishedMessage, type PublishInput, publish } from "./publish.js"
 /** Queue names follow the common name rule (seed "Input rules"); errors name the field `queueName`. */
 export const queueName = (value: unknown): string => validName(value, "queueName");
 
-function maxQueuesError(account: Account) {
-  return quotaExceeded(`max_queues reached: the plan allows ${limitsOf(account).max_queues} queues`);
+function maxQueuesError(services: Services, account: Account) {
+  return quotaExceeded(`max_queues reached: the plan allows ${services.plans.limitsOf(account).max_queues} queues`);
 }
 
 /** Creates the queue with parallelism 1 when it does not exist yet (the enqueue rule, reference §1.2). */
@@ -21,14 +19,14 @@ export async function ensureQueue(services: Services, account: Account, name: st
     accountId: account.id,
     name,
     now: services.clock.now(),
-    maxQueues: limitsOf(account).max_queues,
+    maxQueues: services.plans.limitsOf(account).max_queues,
   });
-  if (result === "max_queues") throw maxQueuesError(account);
+  if (result === "max_queues") throw maxQueuesError(services, account);
 }
 
 /**
  * Enqueue: the publish use case with a queue. Messages are inserted QUEUED and the store promotes the head of the
- * queue in the same transaction; publish wakes the dispatcher for them.
+ * queue in the same transaction; publish nudges the dispatcher for them.
  */
 export async function enqueue(
   services: Services,
@@ -66,7 +64,7 @@ export async function upsertQueue(services: Services, account: Account, body: un
   const name = queueName(b.queueName);
   const parallelism = parallelismOf(b.parallelism);
   const paused = pausedOf(b.paused);
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   if (parallelism > limits.max_parallelism) {
     throw quotaExceeded(
       `invalid parallelism: ${parallelism} is above the plan's max_parallelism (${limits.max_parallelism})`,
@@ -80,8 +78,8 @@ export async function upsertQueue(services: Services, account: Account, body: un
     now: services.clock.now(),
     maxQueues: limits.max_queues,
   });
-  if (result === "max_queues") throw maxQueuesError(account);
-  services.dispatcher.wake();
+  if (result === "max_queues") throw maxQueuesError(services, account);
+  services.dispatcher.nudge();
 }
 
 export async function getQueue(services: Services, account: Account, name: string): Promise<Queue> {
@@ -116,5 +114,5 @@ export async function setQueuePaused(services: Services, account: Account, name:
     now: services.clock.now(),
   });
   if (!found) throw notFound(`queue ${queue}`);
-  if (!paused) services.dispatcher.wake();
+  if (!paused) services.dispatcher.nudge();
 }

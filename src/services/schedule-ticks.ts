@@ -106,7 +106,7 @@ export async function fireDueSchedules(services: Services): Promise<number> {
       }
       for (const m of r.value) {
         published++;
-        if (m.dueAt <= now) dispatcher.wake();
+        if (m.dueAt <= now) dispatcher.nudge();
         else dispatcher.noteDue(m.dueAt);
       }
     }

@@ -5,8 +5,7 @@ import { parsePublishConfig } from "../domain/publish-config.js";
 import { parseScheduleId, type ScheduleWithStates } from "../domain/schedule.js";
 import { AppError, invalidField, notFound, quotaExceeded } from "../errors.js";
 import type { NewSchedule } from "../store/schedule-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { resolveTargets, withDefaults } from "./publish.js";
 
@@ -32,7 +31,7 @@ const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
 export async function createSchedule(services: Services, input: CreateScheduleInput): Promise<string> {
   const { store, clock, dialect } = services;
   const field = (name: string) => dialect.header(name);
-  const limits = limitsOf(input.account);
+  const limits = services.plans.limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {
     throw new AppError(
       "payload_too_large",

@@ -10,7 +10,7 @@ import {
   searchTypes,
 } from "../domain/search.js";
 import { invalidField, notFound } from "../errors.js";
-import type { Customer } from "../store/management-store.js";
+import type { Customer } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
 import type { SearchUsageKind } from "../store/search-document-store.js";

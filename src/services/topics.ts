@@ -8,9 +8,9 @@ import {
 import { validName } from "../domain/names.js";
 import { parseHttpUrl } from "../domain/publish-config.js";
 import { invalidField, notFound, quotaExceeded } from "../errors.js";
-import type { Account, Store } from "../store/store.js";
-import type { EndpointSelector, Topic, TopicEndpoint } from "../store/topic-store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account, Topic, TopicEndpoint } from "../domain/records.js";
+import type { Store } from "../store/store.js";
+import type { EndpointSelector } from "../store/topic-store.js";
 import type { GroupResolver, Services } from "./context.js";
 
 /** Group names follow the common name rule; errors name the field `topicName` (the filter's name too). */
@@ -127,7 +127,7 @@ export function parseDefaultHeaders(body: unknown): HeaderMap {
 export async function addEndpoints(services: Services, account: Account, name: string, body: unknown) {
   const topic = topicName(name);
   const endpoints = parseEndpoints(body);
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   const result = await services.store.topicAddEndpoints({
     accountId: account.id,
     name: topic,

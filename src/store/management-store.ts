@@ -1,12 +1,8 @@
 import type { SearchIndex } from "../domain/search.js";
-import type { Account, UsageMetric } from "./store.js";
+import type { Account, Customer } from "../domain/records.js";
+import type { UsageMetric } from "./store.js";
 
-/** A management-API user: HTTP Basic `email:api_key`. The key is kept only as a salted scrypt hash. */
-export interface Customer {
-  email: string;
-  apiKeyHash: string;
-  createdAt: number;
-}
+export type { Customer } from "../domain/records.js";
 
 /** Usage of one metric summed over one bucket of `usageBuckets` (bucket = index from `from` in `stepMs`). */
 export interface UsageBucket {

@@ -1,4 +1,4 @@
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 

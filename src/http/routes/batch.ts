@@ -5,7 +5,7 @@ import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 import { splitDestination } from "../destination.js";
 import { publishedView } from "./publish.js";
 

@@ -12,7 +12,7 @@ import {
 } from "../../services/management.js";
 import { isStatsPeriod } from "../../domain/stats-period.js";
 import { usageStats } from "../../services/stats.js";
-import type { Account } from "../../store/store.js";
+import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
 import { type Query, single } from "../query.js";
 import { accountRecord, parsePlanName } from "../views/account-view.js";
@@ -30,7 +30,7 @@ export function sendOk(reply: FastifyReply) {
  */
 export function managementAccountRoutes(app: FastifyInstance, services: Services): void {
   const base = `/v2/${services.dialect.managementSegment}`;
-  const view = (account: Account) => accountRecord(account, services.dialect);
+  const view = (account: Account) => accountRecord(account, services.dialect, services.plans);
 
   app.get(`${base}/user`, async (request) => view(await defaultAccountOf(services, request.customer)));
   app.get(`${base}/users`, async (request) => (await listAccounts(services, request.customer)).map(view));

@@ -1,4 +1,4 @@
-import type { DlqEntry } from "../../store/store-dlq.js";
+import type { DlqEntry } from "../../domain/records.js";
 import { messageRecord, put, putBody } from "./message-view.js";
 
 /**

@@ -1,5 +1,4 @@
-import type { Queue } from "../../store/queue-store.js";
-import type { Topic } from "../../store/topic-store.js";
+import type { Queue, Topic } from "../../domain/records.js";
 
 /** `{name, createdAt, updatedAt, endpoints:[{name?, url}]}` plus `headers` when defaults are set (reference §1.7). */
 export function topicRecord(t: Topic): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { type SearchIndex, searchLimits } from "../../domain/search.js";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 
 /** The search-index record of seed 2.1, every field, in its order; the partner e-mail field follows the dialect. */
 export function searchIndexRecord(

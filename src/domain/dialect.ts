@@ -1,4 +1,5 @@
-import type { Dialect as DialectName } from "../config.js";
+/** The two vocabularies Ferry speaks (FERRY_DIALECT, docs/configuration.md). */
+export type DialectName = "neutral" | "upstash";
 
 /**
  * Every name the seed neutralised lives here (reference: decisions §1). The dialect changes names only; behaviour
