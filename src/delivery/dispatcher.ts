@@ -44,7 +44,7 @@ const MAX_CLAIM = 500;
 export class Dispatcher implements Loop {
   private reserved = 0;
   /** Attempts running on this node, by message id: the only leases this node renews. */
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -68,8 +68,13 @@ export class Dispatcher implements Loop {
     return this.deps.nodeId;
   }
 
+  /** True between start() and stop(): claiming and renewing leases. */
+  get running(): boolean {
+    return !this.stopped;
+  }
+
   get inFlightCount(): number {
-    return this.running.size;
+    return this.inFlight.size;
   }
 
   start(): void {
@@ -86,10 +91,10 @@ export class Dispatcher implements Loop {
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
     await this.claiming;
-    if (this.running.size > 0) {
+    if (this.inFlight.size > 0) {
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running.values()]),
+        Promise.allSettled([...this.inFlight.values()]),
         new Promise((resolve) => {
           timeout = setTimeout(resolve, graceMs);
         }),
@@ -187,7 +192,7 @@ export class Dispatcher implements Loop {
   private freeSlots(): number {
     const { deliveryConcurrency } = this.deps.config;
     const waiting = this.gate.waiting;
-    const sending = this.running.size - waiting;
+    const sending = this.inFlight.size - waiting;
     return Math.min(deliveryConcurrency - sending, WAITING_PER_SLOT * deliveryConcurrency - waiting) - this.reserved;
   }
 
@@ -218,13 +223,13 @@ export class Dispatcher implements Loop {
       // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
-        this.running.delete(m.id);
+        this.inFlight.delete(m.id);
         if (this.starved) {
           this.starved = false;
           this.nudge();
         }
       });
-    this.running.set(m.id, run);
+    this.inFlight.set(m.id, run);
   }
 
   private async attempt(m: Message, known?: Account): Promise<void> {
@@ -270,12 +275,12 @@ export class Dispatcher implements Loop {
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.running.size === 0) return;
+    if (this.inFlight.size === 0) return;
     const now = this.deps.clock.now();
     try {
       await this.deps.store.messageRenewLeases({
         owner: this.owner,
-        ids: [...this.running.keys()],
+        ids: [...this.inFlight.keys()],
         leaseUntil: now + this.deps.config.leaseMs,
       });
     } catch (error) {
