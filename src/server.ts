@@ -19,7 +19,7 @@ import { leaseRescuer } from "./maintenance/lease-rescuer.js";
 import type { Loop } from "./maintenance/loop.js";
 import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
-import { urlGroups } from "./services/topics.js";
+import { urlGroups } from "./services/url-groups.js";
 import type { BootstrapResult } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";

@@ -97,5 +97,3 @@ export interface AttemptResponse {
   body: Buffer;
   error?: string;
 }
-
-export const labelsOf = (m: { spec: MessageSpec }): string[] => m.spec.labels ?? [];

@@ -1,4 +1,3 @@
-import type { ConfigSource } from "../domain/publish-config.js";
 import type { Dialect } from "../domain/dialect.js";
 
 function decode(s: string): string {
@@ -44,8 +43,4 @@ export function configQuery(query: Record<string, unknown>, dialect: Dialect): M
     if (k.startsWith(dialect.prefixLower)) config.set(k, Array.isArray(value) ? String(value[0]) : String(value));
   }
   return config;
-}
-
-export function configSource(headers: ConfigSource["headers"], config: Map<string, string>): ConfigSource {
-  return { headers, query: config };
 }

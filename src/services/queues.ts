@@ -1,6 +1,5 @@
 import { validName } from "../domain/names.js";
-import { parseBool } from "../domain/publish-config.js";
-import { invalidField, notFound, quotaExceeded } from "../errors.js";
+import { notFound, quotaExceeded } from "../errors.js";
 import type { Account, Queue } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { cancelMessages } from "./messages.js";
@@ -36,34 +35,19 @@ export async function enqueue(
   return publish(services, input);
 }
 
-function parallelismOf(value: unknown): number {
-  if (value === undefined || value === null) return 1;
-  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
-    throw invalidField("parallelism", `${JSON.stringify(value)} must be an integer of at least 1`);
-  }
-  return n;
-}
-
-function pausedOf(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  if (typeof value === "string") return parseBool(value, "paused");
-  throw invalidField("paused", "must be true or false");
+/** What an upsert sets (read from the request body by src/http/bodies/queues.ts). */
+export interface QueueSettings {
+  name: string;
+  parallelism: number;
+  paused: boolean;
 }
 
 /**
- * Upsert `{queueName, parallelism (default 1), paused (default false)}`. 412 over max_parallelism, or for a new
- * queue over max_queues; an existing queue can always be updated (seed 8).
+ * Creates or updates a queue. 412 over max_parallelism, or for a new queue over max_queues; an existing queue can
+ * always be updated (seed 8).
  */
-export async function upsertQueue(services: Services, account: Account, body: unknown): Promise<void> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidField("body", 'must be a JSON object {"queueName", "parallelism", "paused"}');
-  }
-  const b = body as Record<string, unknown>;
-  const name = queueName(b.queueName);
-  const parallelism = parallelismOf(b.parallelism);
-  const paused = pausedOf(b.paused);
+export async function upsertQueue(services: Services, account: Account, settings: QueueSettings): Promise<void> {
+  const { name, parallelism, paused } = settings;
   const limits = services.plans.limitsOf(account);
   if (parallelism > limits.max_parallelism) {
     throw quotaExceeded(

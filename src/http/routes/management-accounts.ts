@@ -19,6 +19,15 @@ import { accountRecord, parsePlanName } from "../views/account-view.js";
 
 type Id = { Params: { id: string } };
 
+/** `budget` of update-budget: monthly dollars, 0 (no limit) or 20..10000 (docs/management.md). */
+function budgetOf(budget: unknown): number {
+  if (budget === undefined) throw invalidField("budget", "is required");
+  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
+    throw invalidField("budget", "must be 0 or an integer in 20..10000");
+  }
+  return budget;
+}
+
 /** Action endpoints answer the JSON string "OK" (reference §10). */
 export function sendOk(reply: FastifyReply) {
   return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
@@ -56,8 +65,7 @@ export function managementAccountRoutes(app: FastifyInstance, services: Services
   app.patch<Id>(`${base}/update-budget/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    if (body.budget === undefined) throw invalidField("budget", "is required");
-    await setBudget(services, account, body.budget);
+    await setBudget(services, account, budgetOf(body.budget));
     return sendOk(reply);
   });
 

@@ -1,4 +1,4 @@
-import type { FlowKeyMetrics } from "../../services/flow-control.js";
+import type { FlowKeyMetrics } from "../../services/flow-keys.js";
 
 type Json = Record<string, unknown>;
 

@@ -4,38 +4,19 @@ import {
   type HeaderMap,
   refuseUnsendableHeader,
   refuseUnsendableValue,
-} from "../domain/headers.js";
-import { validName } from "../domain/names.js";
-import { parseHttpUrl } from "../domain/publish-config.js";
-import { invalidField, notFound, quotaExceeded } from "../errors.js";
-import type { Account, Topic, TopicEndpoint } from "../domain/records.js";
-import type { Store } from "../store/store.js";
-import type { EndpointSelector } from "../store/topic-store.js";
-import type { GroupResolver, Services } from "./context.js";
+} from "../../domain/headers.js";
+import { parseHttpUrl } from "../../domain/publish-config.js";
+import type { TopicEndpoint } from "../../domain/records.js";
+import { invalidField } from "../../errors.js";
+import type { EndpointSelector } from "../../store/topic-store.js";
 
-/** Group names follow the common name rule; errors name the field `topicName` (the filter's name too). */
-export const topicName = (value: unknown): string => validName(value, "topicName");
+/*
+ * The request bodies of the URL-group routes (docs/url-groups.md), read into the typed values that
+ * src/services/url-groups.ts takes. Every refusal is a 400 naming the field.
+ */
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_ENDPOINT_NAME = 256;
-
-/** The URL-group side of publish: a group name resolves to one target per endpoint, in endpoint order. */
-export function urlGroups(store: Store): GroupResolver {
-  return {
-    resolve: async (account, name) => {
-      const topic = await store.topicGet({ accountId: account.id, name });
-      if (!topic || topic.endpoints.length === 0) throw notFound(`url group ${name}`);
-      return {
-        targets: topic.endpoints.map((e) =>
-          e.name !== undefined
-            ? { url: e.url, topicName: name, endpointName: e.name }
-            : { url: e.url, topicName: name },
-        ),
-        defaultHeaders: topic.headers ?? {},
-      };
-    },
-  };
-}
 
 function endpointList(body: unknown): unknown[] {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -122,71 +103,4 @@ export function parseDefaultHeaders(body: unknown): HeaderMap {
     }
   }
   return headers;
-}
-
-export async function addEndpoints(services: Services, account: Account, name: string, body: unknown) {
-  const topic = topicName(name);
-  const endpoints = parseEndpoints(body);
-  const limits = services.plans.limitsOf(account);
-  const result = await services.store.topicAddEndpoints({
-    accountId: account.id,
-    name: topic,
-    endpoints,
-    now: services.clock.now(),
-    maxTopics: limits.max_topics,
-    maxEndpoints: limits.max_endpoints_per_topic,
-  });
-  if (result.ok) return;
-  switch (result.reason) {
-    case "max_topics":
-      throw quotaExceeded(`max_topics reached: the plan allows ${limits.max_topics} url groups`);
-    case "max_endpoints":
-      throw quotaExceeded(
-        `max_endpoints_per_topic reached: url group ${topic} may hold ${limits.max_endpoints_per_topic} endpoints`,
-      );
-    case "endpoint_name_taken":
-      throw invalidField("endpoints", `name "${result.endpointName}" already belongs to another endpoint of ${topic}`);
-  }
-}
-
-export async function removeEndpoints(services: Services, account: Account, name: string, body: unknown) {
-  const topic = topicName(name);
-  const endpoints = parseEndpointSelectors(body);
-  const result = await services.store.topicRemoveEndpoints({
-    accountId: account.id,
-    name: topic,
-    endpoints,
-    now: services.clock.now(),
-  });
-  if (result === "not_found") throw notFound(`url group ${topic}`);
-}
-
-export async function getTopic(services: Services, account: Account, name: string): Promise<Topic> {
-  const topic = await services.store.topicGet({ accountId: account.id, name: topicName(name) });
-  if (!topic) throw notFound(`url group ${name}`);
-  return topic;
-}
-
-export const listTopics = (services: Services, account: Account): Promise<Topic[]> =>
-  services.store.topicList({ accountId: account.id });
-
-/**
- * Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). A group
- * that does not exist is deleted already: clients delete a group "to be sure" before creating it, and the hosted
- * service answers 200 (docs/url-groups.md). A bad name is still a 400.
- */
-export async function deleteTopic(services: Services, account: Account, name: string): Promise<void> {
-  await services.store.topicDelete({ accountId: account.id, name: topicName(name) });
-}
-
-export async function setDefaultHeaders(services: Services, account: Account, name: string, body: unknown) {
-  const topic = topicName(name);
-  const headers = parseDefaultHeaders(body);
-  const found = await services.store.topicSetHeaders({
-    accountId: account.id,
-    name: topic,
-    headers,
-    now: services.clock.now(),
-  });
-  if (!found) throw notFound(`url group ${topic}`);
 }

@@ -1,5 +1,3 @@
-import { parseDurationMs } from "../domain/duration.js";
-import { MAX_PERIOD_SEC } from "../domain/flow-control-value.js";
 import { type FlowKeyState, windowAt } from "../domain/flow-window.js";
 import { invalidField, notFound } from "../errors.js";
 import type { FlowKeyRecord } from "../store/flow-control-store.js";
@@ -127,12 +125,4 @@ export async function globalParallelism(services: Services, account: Account) {
     parallelismMax: services.plans.limitsOf(account).max_global_parallelism,
     parallelismCount: await services.store.flowGlobalActive({ accountId: account.id }),
   };
-}
-
-/** Parses `period` of the pin endpoint: seconds (a bare integer) or a duration such as `1m`, 1 s to 1 week. */
-export function parsePinPeriod(raw: string): number {
-  const seconds = Math.floor(parseDurationMs(raw, "period") / 1000);
-  if (seconds < 1 || seconds > MAX_PERIOD_SEC)
-    throw invalidField("period", `must be between 1s and 1 week, got "${raw}"`);
-  return seconds;
 }
