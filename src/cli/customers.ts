@@ -45,7 +45,7 @@ function parseArgs(args: string[], env: Record<string, string | undefined>) {
 /**
  * `ferry customers create`: opens the store of DATABASE_URL directly (safe while the server runs: SQLite WAL and a
  * busy timeout let both write; on PostgreSQL the CLI is one more client), creates a customer with a generated API
- * key and its own messaging account, and prints `{"email", "api_key", "account": <seed 2.2 record>}` as one JSON
+ * key and its own messaging account, and prints `{"email", "api_key", "account": <account record>}` as one JSON
  * line. Returns the exit code.
  */
 export async function customersCli(

@@ -21,7 +21,7 @@ export interface Decision {
 
 const isSuccess = (r: AttemptResponse) => r.status !== undefined && r.status >= 200 && r.status < 300;
 
-/** 489 with `Svc-NonRetryable-Error: true` fails the message at once (reference §5.1). */
+/** 489 with `Svc-NonRetryable-Error: true` fails the message at once (docs/messaging.md "Retries"). */
 function isNonRetryable(r: AttemptResponse, headerName: string): boolean {
   return r.status === 489 && r.headers[headerName]?.[0]?.trim().toLowerCase() === "true";
 }

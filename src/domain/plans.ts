@@ -1,6 +1,6 @@
 /**
- * Plan limits of a messaging account (seed 2.2, reference §6.3). Where the reference has `?`, a value between the
- * known columns was chosen. Every value can be overridden per plan with FERRY_PLAN_<PLAN>_<FIELD> (see config).
+ * Plan limits of a messaging account (docs/management.md "Plan limits"). Where the reference has `?`, a value between
+ * the known columns was chosen. Every value can be overridden per plan with FERRY_PLAN_<PLAN>_<FIELD> (see config).
  */
 export interface PlanLimits {
   max_message_size: number;

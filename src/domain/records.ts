@@ -25,8 +25,8 @@ export interface Account {
   active: boolean;
   createdAt: number;
   /**
-   * Fields of the management record (seed 2.2) that the plan cannot derive. Optional so code that builds an
-   * account for messaging alone need not know them; the store always fills them on read.
+   * Fields of the management record (docs/management.md "The account record") that the plan cannot derive. Optional so
+   * code that builds an account for messaging alone need not know them; the store always fills them on read.
    */
   modifyingState?: string;
   /** Unix seconds. */
@@ -71,7 +71,7 @@ export interface Customer {
   createdAt: number;
 }
 
-/** One endpoint of a URL group; its URL is its identity inside the group (reference §1.7, §14.6). */
+/** One endpoint of a URL group; its URL is its identity inside the group (docs/url-groups.md). */
 export interface TopicEndpoint {
   url: string;
   name?: string;
@@ -88,7 +88,7 @@ export interface Topic {
 }
 
 /**
- * A FIFO queue (reference §1.6). Its messages are rows of the hot `messages` table with `queue_name` set; the
+ * A FIFO queue (docs/queues.md). Its messages are rows of the hot `messages` table with `queue_name` set; the
  * first `parallelism` unfinished ones (by arrival) may be attempted, the rest wait in state QUEUED. The rule lives
  * in the store, so it holds when several nodes share one database.
  */

@@ -11,8 +11,8 @@ function decode(s: string): string {
 /**
  * Splits a raw request URL into the destination and the configuration query parameters.
  * SDKs put the destination raw after the route prefix, and the request's query string belongs to the destination
- * (reference §0): only `svc_token` and `svc-*` keys are taken out; every other pair is kept byte for byte.
- * `rest` is the raw URL after the route prefix (e.g. after `/v2/publish/`).
+ * (docs/messaging.md "Wire conventions"): only `svc_token` and `svc-*` keys are taken out; every other pair is kept
+ * byte for byte. `rest` is the raw URL after the route prefix (e.g. after `/v2/publish/`).
  */
 export function splitDestination(rest: string, dialect: Dialect): { destination: string; config: Map<string, string> } {
   const q = rest.indexOf("?");

@@ -3,7 +3,7 @@ import type { MessageFilter, Order } from "../store/store.js";
 
 export type Query = Record<string, string | string[] | undefined>;
 
-/** A multi-value filter: repeated keys or one comma-separated value (reference §1.4). */
+/** A multi-value filter: repeated keys or one comma-separated value (docs/messaging.md "Messages and logs"). */
 export function multi(query: Query, key: string): string[] | undefined {
   const raw = query[key];
   if (raw === undefined) return undefined;

@@ -7,7 +7,7 @@ import { IntervalLoop, type Loop } from "./loop.js";
 import { nextTurn, RETENTION_CHUNK } from "./retention.js";
 
 /**
- * DLQ retention (reference §1.8): entries older than the plan's `max_dlq_retention_time_milis` expire, and past
+ * DLQ retention (docs/dlq.md): entries older than the plan's `max_dlq_retention_time_milis` expire, and past
  * `max_dlq_size` the oldest entries are dropped. Like the retention loop, a pass deletes in small chunks, yielding
  * between them, until nothing is left to trim, so it keeps pace whatever the failure rate (docs/operations.md
  * "Table bounds"). Every pass works from the store's state alone, so any number of nodes may run it at once.

@@ -5,7 +5,10 @@ import { AppError } from "../errors.js";
 import type { Account, AccountPatch } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 
-/** Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (reference §0). */
+/**
+ * Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (docs/messaging.md "Wire
+ * conventions").
+ */
 export function makeToken(id: string, password: string): string {
   return Buffer.from(JSON.stringify({ UserID: id, Password: password })).toString("base64");
 }

@@ -8,7 +8,7 @@ import type { InsertItem, Order } from "../store/store.js";
 import type { Services } from "./context.js";
 import { buildMessages } from "./publish.js";
 
-/** Dead letter queue use cases (reference §1.8). */
+/** Dead letter queue use cases (docs/dlq.md). */
 
 export function listDlq(
   services: Services,

@@ -4,7 +4,7 @@ import type { FlowKeyRecord } from "../store/flow-control-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
-/** A key's metrics as of `now` (seed 2.6): the rate window that is over no longer counts. */
+/** A key's metrics as of `now` (docs/flow-control.md): the rate window that is over no longer counts. */
 export interface FlowKeyMetrics {
   key: string;
   waitListSize: number;

@@ -16,7 +16,7 @@ export async function cancelMessage(services: Services, account: Account, id: st
   return cancelled;
 }
 
-/** `messageIds`, when given, overrides every other filter (reference §1.4). */
+/** `messageIds`, when given, overrides every other filter (docs/messaging.md "Messages and logs"). */
 export async function cancelMessages(services: Services, account: Account, filter: MessageFilter, count?: number) {
   const effective = filter.messageIds ? { messageIds: filter.messageIds } : filter;
   const p: Parameters<typeof services.store.messageCancel>[0] = {
@@ -31,7 +31,7 @@ export async function cancelMessages(services: Services, account: Account, filte
   return cancelled;
 }
 
-/** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (reference §4.1). */
+/** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (docs/states.md). */
 export function expandStates(states: string[] | undefined): string[] | undefined {
   if (!states) return undefined;
   return [

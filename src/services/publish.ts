@@ -100,7 +100,8 @@ export function buildMessages(
       parsed.dedupId !== undefined ? `id:${parsed.dedupId}` : contentKey ? `content:${contentKey}` : undefined;
     if (dedup !== undefined) {
       message.dedupId = parsed.dedupId ?? contentKey!;
-      // Per endpoint: one endpoint of a group may be a duplicate while another is not (reference §7).
+      // Per endpoint: one endpoint of a group may be a duplicate while another is not (docs/messaging.md
+      // "Deduplication").
       item.dedupKey = `${dedup}|${t.url}`;
     }
     return item;

@@ -5,14 +5,14 @@ import type { Services } from "./context.js";
 import { cancelMessages } from "./messages.js";
 import { type PublishedMessage, type PublishInput, publish } from "./publish.js";
 
-/** Queue names follow the common name rule (seed "Input rules"); errors name the field `queueName`. */
+/** Queue names follow the common name rule (docs/messaging.md "Names"); errors name the field `queueName`. */
 export const queueName = (value: unknown): string => validName(value, "queueName");
 
 function maxQueuesError(services: Services, account: Account) {
   return quotaExceeded(`max_queues reached: the plan allows ${services.plans.limitsOf(account).max_queues} queues`);
 }
 
-/** Creates the queue with parallelism 1 when it does not exist yet (the enqueue rule, reference §1.2). */
+/** Creates the queue with parallelism 1 when it does not exist yet (the enqueue rule, docs/queues.md). */
 export async function ensureQueue(services: Services, account: Account, name: string): Promise<void> {
   const result = await services.store.queueEnsure({
     accountId: account.id,
@@ -44,7 +44,7 @@ export interface QueueSettings {
 
 /**
  * Creates or updates a queue. 412 over max_parallelism, or for a new queue over max_queues; an existing queue can
- * always be updated (seed 8).
+ * always be updated (docs/queues.md "Rules").
  */
 export async function upsertQueue(services: Services, account: Account, settings: QueueSettings): Promise<void> {
   const { name, parallelism, paused } = settings;
@@ -77,7 +77,7 @@ export const listQueues = (services: Services, account: Account): Promise<Queue[
 
 /**
  * Deletes the queue and cancels the messages still in it (each gets its CANCELED log entry; one in flight is
- * cancelled when its attempt ends). Answers normally when the queue does not exist (reference §1.6).
+ * cancelled when its attempt ends). Answers normally when the queue does not exist (docs/queues.md).
  */
 export async function deleteQueue(services: Services, account: Account, name: string): Promise<void> {
   const queue = queueName(name);

@@ -17,7 +17,7 @@ function tickConfig(schedule: Schedule, now: number): ParsedConfig {
     spec: schedule.spec,
     delayMs: schedule.delayMs,
     notBefore: schedule.delayMs > 0 ? now + schedule.delayMs : 0,
-    // Messages created by schedules are not deduplicated (reference §1.5).
+    // Messages created by schedules are not deduplicated (docs/schedules.md).
     contentBasedDedup: false,
     raw: () => undefined,
   };

@@ -11,7 +11,7 @@ import { resolveTargets, withDefaults } from "./publish.js";
 
 export interface CreateScheduleInput {
   account: Account;
-  /** A full http(s) URL (query string included) or a URL-group name (reference §1.5). */
+  /** A full http(s) URL (query string included) or a URL-group name (docs/schedules.md). */
   destination: string;
   /** Request headers plus `svc-*` query parameters: every publish header, `Svc-Cron`, `Svc-Schedule-Id`, … */
   source: ConfigSource;
@@ -20,7 +20,7 @@ export interface CreateScheduleInput {
   callerIp: string;
 }
 
-/** Queue names follow the same rule as schedule ids and URL-group names (reference §1.2). */
+/** Queue names follow the same rule as schedule ids and URL-group names (docs/queues.md). */
 const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
 
 /**

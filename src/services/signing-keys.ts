@@ -15,7 +15,7 @@ export const signingKeysOf = (account: Account): SigningKeys => ({
 
 /**
  * Rotation: the next key becomes the current one and a fresh next key is made, in one store write. Receivers verify
- * with both keys, so deliveries signed before and after the rotation both pass (docs/operations.md "Signing keys").
+ * with both keys, so deliveries signed before and after the rotation both pass (docs/messaging.md "Signing keys").
  */
 export async function rotateSigningKeys(services: Services, account: Account): Promise<SigningKeys> {
   return signingKeysOf(await services.store.accountRotateKeys({ id: account.id, next: newSigningKey() }));

@@ -78,7 +78,7 @@ export const listUrlGroups = (services: Services, account: Account): Promise<Top
   services.store.topicList({ accountId: account.id });
 
 /**
- * Deletes the group and its endpoints; messages already published to it are not touched (reference §1.7). A group
+ * Deletes the group and its endpoints; messages already published to it are not touched (docs/url-groups.md). A group
  * that does not exist is deleted already: clients delete a group "to be sure" before creating it, and the hosted
  * service answers 200 (docs/url-groups.md). A bad name is still a 400.
  */

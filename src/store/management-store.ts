@@ -13,8 +13,9 @@ export interface UsageBucket {
 }
 
 /**
- * Storage of the management capability (issue 7): customers, search indexes, usage read-outs and the daily
- * request quota. Merged into `Store`; every method keeps to one params object and takes `now`/days explicitly.
+ * Storage of the management capability (docs/management.md "Storage"): customers, search indexes, usage read-outs
+ * and the daily request quota. Merged into `Store`; every method keeps to one params object and takes `now`/days
+ * explicitly.
  */
 export interface ManagementStore {
   /** Inserts a customer, and its first messaging account when given, in one transaction; false if the e-mail exists. */

@@ -2,11 +2,12 @@ import type { Queue } from "../domain/records.js";
 
 export type { Queue } from "../domain/records.js";
 
-/** The queue capability of the store (issue 4). Merged into `Store` below, so adapters must implement it. */
+/** The queue capability of the store (docs/queues.md). Merged into `Store` below, so adapters must implement it. */
 export interface QueueStore {
   /**
    * Creates or updates a queue. A new queue is refused when the account already has `maxQueues` queues; an
-   * existing one can always be updated (seed 8). Promotes or holds back its messages in the same transaction.
+   * existing one can always be updated (docs/queues.md "Rules"). Promotes or holds back its messages in the same
+   * transaction.
    */
   queueUpsert(p: {
     accountId: string;

@@ -2,7 +2,7 @@ import type { DlqEntry } from "../domain/records.js";
 import type { MessageFilter, Order } from "./store.js";
 
 /**
- * Dead letter queue capability (reference §1.8, §3.3). Entries are written by `messageFinish` when a message fails
+ * Dead letter queue capability (docs/dlq.md). Entries are written by `messageFinish` when a message fails
  * for good; this interface reads, deletes and trims them. Every operation is a plain statement on shared state, so
  * it holds when several nodes share the database.
  */

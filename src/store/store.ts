@@ -30,7 +30,10 @@ export interface StoreCapabilities {
   singleNode: boolean;
 }
 
-/** Message and log filters (reference §1.4): values of one filter are OR'ed, different filters AND'ed. */
+/**
+ * Message and log filters (docs/messaging.md "Messages and logs"): values of one filter are OR'ed, different filters
+ * AND'ed.
+ */
 export interface MessageFilter {
   messageIds?: string[];
   topicName?: string[];
@@ -129,7 +132,9 @@ export interface Store
    * nodes starting together on an empty database insert one default account, not one each.
    */
   accountInsertDefault(p: { account: Account }): Promise<boolean>;
-  /** Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account. */
+  /**
+   * Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account.
+   */
   accountUpdate(p: { id: string; patch: AccountPatch }): Promise<Account>;
   /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */
   accountRotateKeys(p: { id: string; next: string }): Promise<Account>;

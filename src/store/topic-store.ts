@@ -15,7 +15,10 @@ export interface EndpointSelector {
   name?: string;
 }
 
-/** The URL-group capability of the store (issue 4). Merged into `Store` below, so adapters must implement it. */
+/**
+ * The URL-group capability of the store (docs/url-groups.md). Merged into `Store` below, so adapters must implement
+ * it.
+ */
 export interface TopicStore {
   /** Creates the group if missing and adds or updates endpoints (same URL = same endpoint, its name updated). */
   topicAddEndpoints(p: {

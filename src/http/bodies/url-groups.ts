@@ -79,7 +79,7 @@ export function parseEndpointSelectors(body: unknown): EndpointSelector[] {
   });
 }
 
-/** `{"headers": {"Name": "value" | ["value", …]}}` → canonical header map (reference §1.7). */
+/** `{"headers": {"Name": "value" | ["value", …]}}` → canonical header map (docs/url-groups.md). */
 export function parseDefaultHeaders(body: unknown): HeaderMap {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw invalidField("body", 'must be a JSON object {"headers": {...}}');

@@ -37,7 +37,7 @@ function optionalCount(query: Query, key: string): number | undefined {
   return n === 0 ? undefined : n;
 }
 
-/** Flow-control keys and global parallelism (reference §1.11). Actions answer 200 with an empty body. */
+/** Flow-control keys and global parallelism (docs/flow-control.md). Actions answer 200 with an empty body. */
 export function flowControlRoutes(app: FastifyInstance, services: Services): void {
   const token = services.dialect.tokenQuery;
   const empty = (reply: FastifyReply) => reply.status(200).send();

@@ -28,13 +28,13 @@ function budgetOf(budget: unknown): number {
   return budget;
 }
 
-/** Action endpoints answer the JSON string "OK" (reference §10). */
+/** Action endpoints answer the JSON string "OK" (docs/management.md). */
 export function sendOk(reply: FastifyReply) {
   return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
 }
 
 /**
- * Messaging accounts on the management API (seed 4.1, reference §10.2) under `/v2/<managementSegment>/`
+ * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/<managementSegment>/`
  * (`msgsvc`, or `qstash` in the upstash dialect). Every route acts on the caller's own accounts only.
  */
 export function managementAccountRoutes(app: FastifyInstance, services: Services): void {

@@ -27,7 +27,7 @@ function decodeSegment(s: string): string {
   }
 }
 
-/** Queues (reference §1.2, §1.6): enqueue, upsert, list, get (with `lag`), delete, pause and resume. */
+/** Queues (docs/queues.md): enqueue, upsert, list, get (with `lag`), delete, pause and resume. */
 export function queueRoutes(app: FastifyInstance, services: Services): void {
   // The destination follows the queue name raw, like publish's: `/v2/enqueue/{queue}/{destination}`.
   app.post("/v2/enqueue/*", async (request, reply) => {

@@ -16,7 +16,7 @@ import { readable } from "../plugins/auth.js";
 
 type Named = { Params: { name: string } };
 
-/** URL groups, path word `topics` (reference §1.7). Changes answer 200 with an empty body. */
+/** URL groups, path word `topics` (docs/url-groups.md). Changes answer 200 with an empty body. */
 export function urlGroupRoutes(app: FastifyInstance, services: Services): void {
   app.post<Named>("/v2/topics/:name/endpoints", async (request, reply) => {
     const name = topicName(request.params.name);

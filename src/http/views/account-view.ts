@@ -20,9 +20,9 @@ export function parsePlanName(value: unknown, dialect: Dialect, field: string): 
 }
 
 /**
- * The messaging-account record of seed 2.2, every field, in its order: plan limits from the plan table in force
- * (overrides applied), `prometheus_enabled` as the string "true"/"false", `modifying_state` only while a change is in
- * progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
+ * The messaging-account record of docs/management.md "The account record", every field, in its order: plan limits from
+ * the plan table in force (overrides applied), `prometheus_enabled` as the string "true"/"false", `modifying_state`
+ * only while a change is in progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
  */
 export function accountRecord(account: Account, dialect: Dialect, plans: PlanBook): Record<string, unknown> {
   const out: Record<string, unknown> = {
