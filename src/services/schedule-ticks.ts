@@ -89,7 +89,7 @@ async function handleDue(services: Services, schedule: Schedule, now: number): P
 
 /**
  * One pass of the scheduler: every schedule whose stored tick is due is fired or skipped, and the dispatcher is
- * woken for what was published. Safe to run on every node at once: the store's claim lets one of them win each tick.
+ * nudged for what was published. Safe to run on every node at once: the store's claim lets one of them win each tick.
  * Returns how many messages were published.
  */
 export async function fireDueSchedules(services: Services): Promise<number> {
