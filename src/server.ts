@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
@@ -15,7 +14,7 @@ import { createHttpClient } from "./delivery/http-client.js";
 import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./domain/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
-import { leaseRescuer } from "./maintenance/lease-rescuer.js";
+import { leaseRescuer, releaseLeftoverLeases } from "./maintenance/lease-rescuer.js";
 import type { Loop } from "./maintenance/loop.js";
 import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
@@ -26,7 +25,7 @@ import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
-import { errorCatalog } from "./errors.js";
+import { bootListener } from "./http/boot-listener.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -46,20 +45,6 @@ export interface Ferry {
    * grace period while HTTP still answers; then HTTP closes, the loops stop and the store closes.
    */
   stop(): Promise<void>;
-}
-
-/**
- * Answers on the configured port while the store opens and migrates (which may take a while: a PostgreSQL that is
- * still coming up is waited for): `/health` 200, `/ready` and everything else 503. Probes see "starting" instead of
- * a refused connection. Closed right before the real app listens on the same port.
- */
-async function bootListener(config: Config): Promise<{ port: number; close(): Promise<void> }> {
-  const boot = Fastify({ logger: false });
-  boot.get("/health", async () => ({ status: "ok" }));
-  boot.get("/ready", async (_request, reply) => reply.status(errorCatalog.unavailable).send({ status: "unavailable", reason: "starting" }));
-  boot.setNotFoundHandler((_request, reply) => reply.status(errorCatalog.unavailable).send({ error: "starting, retry shortly" }));
-  await boot.listen({ port: config.port, host: config.host });
-  return { port: (boot.server.address() as AddressInfo).port, close: () => boot.close() };
 }
 
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
@@ -119,10 +104,7 @@ async function startBehind(
   });
   services.dispatcher = dispatcher;
 
-  // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
-  if (store.capabilities.singleNode) {
-    await store.messageReleaseLeases({ now: clock.now(), expiredOnly: false, exceptOwner: nodeId });
-  }
+  await releaseLeftoverLeases({ store, clock, nodeId });
 
   const loops: Record<string, Loop> = {
     dispatcher,
