@@ -6,7 +6,6 @@ import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { Dialect } from "../domain/dialect.js";
 import type { PlanBook } from "../domain/plans.js";
-import type { Loop } from "../maintenance/loop.js";
 import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
@@ -40,8 +39,10 @@ const MAX_CLAIM = 500;
  * The delivery engine of one node: lease due messages, attempt them, record the outcome.
  * Push, then poll: publishes hand their messages over right after commit (deliverLeased / nudge), a timer is armed
  * for the next due message, and a poll every `pollIntervalMs` finds messages that other nodes wrote.
+ * It keeps the loop contract of src/maintenance/loop.ts (start, stop, runOnce, running) without importing it, so that
+ * delivery depends on nothing above it (docs/architecture.md); src/server.ts holds it as a `Loop`.
  */
-export class Dispatcher implements Loop {
+export class Dispatcher {
   private reserved = 0;
   /** Attempts running on this node, by message id: the only leases this node renews. */
   private readonly inFlight = new Map<string, Promise<void>>();

@@ -83,7 +83,40 @@ function cycles(graph: Map<string, Map<string, string>>): string[][] {
   return found;
 }
 
+/**
+ * The layers of docs/architecture.md, lowest first: a part may import only parts of a lower layer. A new top-level
+ * folder or file of src/ must be placed here (the test fails until it is).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["errors.ts", "logger.ts"],
+  ["domain"],
+  ["config.ts"],
+  ["metrics", "search"],
+  ["store"],
+  ["delivery"],
+  ["services"],
+  ["maintenance"],
+  ["http"],
+  ["app.ts"],
+  ["server.ts"],
+  ["cli"],
+  ["main.ts"],
+];
+const layerOf = (part: string): number => LAYERS.findIndex((layer) => layer.includes(part));
+
 describe("src/ layering", () => {
+  it("places every top-level part of src/ in a layer", () => {
+    const parts = new Set(sourceFiles(SRC).map(partOf));
+    expect([...parts].filter((part) => layerOf(part) < 0)).toEqual([]);
+  });
+
+  it("imports only downwards, in the layer order of docs/architecture.md", () => {
+    const upwards = [...partGraph()].flatMap(([from, edges]) =>
+      [...edges].filter(([to]) => layerOf(to) >= layerOf(from)).map(([, example]) => example),
+    );
+    expect(upwards).toEqual([]);
+  });
+
   it("has no import cycle between its top-level parts", () => {
     const graph = partGraph();
     const described = cycles(graph).map((component) =>
