@@ -9,7 +9,7 @@ import type { SqliteContext } from "./context.js";
  * The slots of a queue are its first `parallelism` unfinished messages by arrival (`seq`); a paused queue has none.
  * Only messages in a slot may be attempted: the others wait in state QUEUED, which the claim never looks at. A
  * message keeps its slot while ACTIVE, in RETRY backoff, and (when it produced callbacks) as HELD until its last
- * callback finished (docs/queues.md). "Promotion" turns the QUEUED rows inside the slots into CREATED (or RETRY
+ * callback finished (reference §1.2). "Promotion" turns the QUEUED rows inside the slots into CREATED (or RETRY
  * when they were already attempted); it runs in the same transaction as every write that can free or add a slot.
  * Only ordinary messages (kind `message`) take part: callbacks are never queued.
  *
