@@ -76,18 +76,6 @@ async function startBehind(
   const dialect = dialectFor(config.dialect, version);
   const http = createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
 
-  const services: Services = {
-    config,
-    store,
-    clock,
-    dialect,
-    log,
-    version,
-    groups: urlGroups(store),
-    lifecycle,
-    plans,
-    dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
-  };
   // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
   const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
   const dispatcher = new Dispatcher({
@@ -102,7 +90,18 @@ async function startBehind(
     callbacks: buildCallbacks,
     dlqIds,
   });
-  services.dispatcher = dispatcher;
+  const services: Services = {
+    config,
+    store,
+    clock,
+    dialect,
+    log,
+    version,
+    groups: urlGroups(store),
+    lifecycle,
+    plans,
+    dispatcher,
+  };
 
   await releaseLeftoverLeases({ store, clock, nodeId });
 
