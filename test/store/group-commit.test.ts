@@ -109,6 +109,27 @@ for (const adapter of adapters) {
       );
     });
 
+    it("publishes spread over many ticks all take the fast path while the account has room", async () => {
+      // Publishes keep coming while earlier ones commit. On PostgreSQL each run's fast-path check takes the
+      // account's flow-control row without waiting: two runs of one node in flight together would send the
+      // later one's messages through the claim instead (write-batcher.ts, oneAtATime).
+      const results: Promise<{ message?: { state: string } }[]>[] = [];
+      for (let tick = 0; tick < 40; tick++) {
+        for (let i = 0; i < 5; i++) {
+          results.push(
+            store.messageInsertMany({
+              items: [{ message: message(), leaseOwner: "node-a", leaseUntil: NOW + 60_000 }],
+              now: NOW,
+              dedupWindowMs: 0,
+            }),
+          );
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const states = (await Promise.all(results)).map((r) => r[0]!.message!.state);
+      expect(states.filter((s) => s !== "ACTIVE")).toEqual([]);
+    });
+
     it("a lone failing write rejects and leaves nothing behind", async () => {
       await expect(store.accountInsert({ account })).rejects.toThrow();
       expect((await store.accountGet({ id: account.id }))!.token).toBe(account.token);

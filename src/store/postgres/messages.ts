@@ -232,7 +232,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
 
   return {
     // Publishes of one batch share one run: one fast-path check per account and one INSERT for all their rows.
-    messageInsertMany: (call) => ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls }),
+    // One such run at a time per node, so that its fast-path check never finds the account row held by its own
+    // previous run (write-batcher.ts, oneAtATime): a miss would send the message through the claim.
+    messageInsertMany: (call) =>
+      ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls, oneAtATime: true }),
 
     messageGet: async ({ accountId, id }) => {
       const [row] = await ctx.query<MessageRow>("SELECT * FROM messages WHERE id = $1 AND account_id = $2", [

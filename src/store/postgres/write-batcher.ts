@@ -38,6 +38,13 @@ export interface MergeableOp<I, R> {
   kind: string;
   item: I;
   runMany: (tx: Tx, items: I[]) => Promise<R[]>;
+  /**
+   * At most one transaction of this node holds operations of this kind at a time; the next ones wait in the queue
+   * and form the next (larger) run. For writes of one node that would otherwise contend for the same row: the
+   * publish fast path takes its account's flow-control row without waiting (migration 007), so two publish runs
+   * of one node in flight together would send one of them through the claim instead.
+   */
+  oneAtATime?: boolean;
 }
 
 /** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
@@ -118,6 +125,8 @@ export class PgWriteBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private active = 0;
+  /** One-at-a-time kinds (MergeableOp.oneAtATime) that a running batch holds. */
+  private readonly runningKinds = new Set<string>();
   private readonly idle = new Set<() => void>();
 
   constructor(
@@ -157,9 +166,12 @@ export class PgWriteBatcher {
 
   private pump(): void {
     while (this.queue.length > 0 && this.active < this.maxBatches) {
-      const batch = this.queue.splice(0, MAX_OPS_PER_COMMIT);
+      const { batch, kinds } = this.takeBatch();
+      if (batch.length === 0) return; // only one-at-a-time kinds wait, for a run in flight: it pumps when done
+      for (const kind of kinds) this.runningKinds.add(kind);
       this.active++;
       void this.commit(batch).finally(() => {
+        for (const kind of kinds) this.runningKinds.delete(kind);
         this.active--;
         if (this.queue.length > 0) this.pump();
         else if (this.active === 0) {
@@ -168,6 +180,23 @@ export class PgWriteBatcher {
         }
       });
     }
+  }
+
+  /** The next batch: queued operations in order, but none of a one-at-a-time kind that is running now. */
+  private takeBatch(): { batch: Pending[]; kinds: Set<string> } {
+    const batch: Pending[] = [];
+    const kinds = new Set<string>();
+    const rest: Pending[] = [];
+    for (const p of this.queue) {
+      const kind = p.merge?.oneAtATime ? p.merge.kind : undefined;
+      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) rest.push(p);
+      else {
+        batch.push(p);
+        if (kind !== undefined) kinds.add(kind);
+      }
+    }
+    this.queue = rest;
+    return { batch, kinds };
   }
 
   private async commit(batch: Pending[]): Promise<void> {
