@@ -222,7 +222,7 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
   it("but a holder that commits within the bound (migration 021) leaves the fast path to the waiting publish", async () => {
     await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-free') ON CONFLICT DO NOTHING");
     // A bound long enough that the test cannot outrun it; new connections (a new node) read it.
-    const [{ name }] = await sql<{ name: string }>("SELECT current_database() AS name");
+    const name = (await sql<{ name: string }>("SELECT current_database() AS name"))[0]!.name;
     await sql(`ALTER DATABASE "${name}" SET ferry.fast_path_lock_wait = '60s'`);
     const patient = await db.more();
     const node = await openTransaction();
