@@ -401,14 +401,20 @@ AS $function$
 DECLARE
   v_wake BIGINT;
   v_bound BIGINT;
+  v_found BOOLEAN;
+  v_lock_timeout TEXT := current_setting('lock_timeout');
 BEGIN
-  SELECT f.wake_at, f.active_bound INTO v_wake, v_bound
-    FROM flow_accounts f WHERE f.account_id = p_account FOR UPDATE SKIP LOCKED;
-  IF NOT FOUND THEN
-    PERFORM 1 FROM flow_accounts f WHERE f.account_id = p_account;
-    IF FOUND THEN
-      RETURN; -- held elsewhere
-    END IF;
+  BEGIN
+    PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
+    SELECT f.wake_at, f.active_bound INTO v_wake, v_bound
+      FROM flow_accounts f WHERE f.account_id = p_account FOR UPDATE;
+    v_found := FOUND;
+    PERFORM set_config('lock_timeout', v_lock_timeout, true);
+  EXCEPTION WHEN lock_not_available THEN
+    -- The subtransaction's rollback has restored lock_timeout already.
+    RETURN; -- held elsewhere for longer: the claim takes the message
+  END;
+  IF NOT v_found THEN
     -- The account's first message: an insert that succeeds holds the new row.
     INSERT INTO flow_accounts (account_id) VALUES (p_account) ON CONFLICT (account_id) DO NOTHING;
     IF NOT FOUND THEN
