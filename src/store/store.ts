@@ -175,6 +175,4 @@ export interface Store
     logs: LogRecord[];
     cursor?: string;
   }>;
-
-  usageAdd(p: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number }): Promise<void>;
 }

@@ -1,24 +1,15 @@
-import { createdLogEntry, logEntry } from "../../domain/log.js";
+import { planInsert, wantsFastPath } from "../../domain/insert-plan.js";
+import { logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import type { FinishParams, InsertItem, InsertResult, Store } from "../store.js";
+import { inQueue } from "../../domain/queue-slots.js";
+import type { MessageQueries } from "../adapter-parts.js";
+import type { FinishParams, InsertItem, InsertResult } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
-
-type MessageQueries = Pick<
-  Store,
-  | "messageInsertMany"
-  | "messageGet"
-  | "messageLeaseDue"
-  | "messageRenewLeases"
-  | "messageReleaseLeases"
-  | "messageNextDueAt"
-  | "messageFinish"
-  | "messageCancel"
->;
 
 /** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
 const renewSql = {
@@ -76,7 +67,7 @@ const plainDelivery = ({ message: m, outcome, newMessages }: FinishParams): bool
   outcome.kind === "delivered" &&
   newMessages.length === 0 &&
   m.parentId === undefined &&
-  !(m.kind === "message" && m.queueName !== undefined);
+  !inQueue(m);
 
 /**
  * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
@@ -137,22 +128,11 @@ function messageInserters(ctx: PgContext) {
             continue;
           }
         }
-        const leased = item.leaseOwner !== undefined && (await fastPathAllowed(m));
-        const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-        rows.push({
-          message: stored,
-          leaseOwner: leased ? item.leaseOwner! : null,
-          leaseUntil: leased ? item.leaseUntil! : null,
-        });
-        const message: Message = { ...stored, cancelRequested: false };
-        if (leased) {
-          message.leaseOwner = item.leaseOwner!;
-          message.leaseUntil = item.leaseUntil!;
-        }
-        tx.insertLog(createdLogEntry(message, now));
-        if (leased) tx.insertLog(logEntry(message, "ACTIVE", now));
-        tx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
-        results.push({ messageId: m.id, deduplicated: false, message });
+        const plan = planInsert(item, wantsFastPath(item) && (await fastPathAllowed(m)), now);
+        rows.push({ message: plan.message, leaseOwner: plan.leaseOwner, leaseUntil: plan.leaseUntil });
+        for (const entry of plan.logs) tx.insertLog(entry);
+        tx.addUsage(plan.usage.accountId, now, "requests", plan.usage.count, plan.usage.bytes);
+        results.push({ messageId: m.id, deduplicated: false, message: plan.message });
       }
       answers.push(results);
     }

@@ -8,6 +8,7 @@ import {
   type MessageRow as SharedMessageRow,
 } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
+import { ACCOUNT_COLUMNS, accountColumnValues } from "../adapter-parts.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
@@ -126,54 +127,10 @@ export function logValues(e: LogEntry): unknown[] {
 
 export type AccountRow = SharedAccountRow<boolean> & { seq: number };
 
-/** Insert columns of an account (seq is generated: insertion order), in the order of `accountValues`. */
-export const ACCOUNT_COLUMNS = [
-  "id",
-  "customer_id",
-  "token",
-  "password",
-  "current_signing_key",
-  "next_signing_key",
-  "plan",
-  "state",
-  "active",
-  "created_at",
-  "modifying_state",
-  "last_plan_upgrade_time",
-  "reserved_price",
-  "prod_pack_enabled",
-  "prometheus_enabled",
-  "enterprise_id",
-  "region",
-  "budget",
-  "created_by",
-  "read_only_token",
-] as const;
-
-/** One value per ACCOUNT_COLUMNS entry; management fields default as a fresh account's would (as in SQLite). */
+/** One value per ACCOUNT_COLUMNS entry (src/store/adapter-parts.ts), in that order. */
 export function accountValues(a: Account): unknown[] {
-  return [
-    a.id,
-    a.customerId,
-    a.token,
-    a.password,
-    a.currentSigningKey,
-    a.nextSigningKey,
-    a.plan,
-    a.state,
-    a.active,
-    a.createdAt,
-    a.modifyingState ?? null,
-    a.lastPlanUpgradeTime ?? 0,
-    a.reservedPrice ?? 0,
-    a.prodPackEnabled ?? false,
-    a.prometheusEnabled ?? false,
-    a.enterpriseId ?? null,
-    a.region ?? "eu-central-1",
-    a.budget ?? 0,
-    a.createdBy ?? "",
-    a.readOnlyToken ?? null,
-  ];
+  const values = accountColumnValues(a);
+  return ACCOUNT_COLUMNS.map((c) => values[c]);
 }
 
 /** The account insert, shared by accountInsert and customerInsert (a customer with its first account). */

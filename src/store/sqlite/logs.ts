@@ -1,10 +1,10 @@
-import type { LogDetails } from "../../domain/log.js";
-import type { LogRecord, Store } from "../store.js";
+import { completeLogPage, logPageOf } from "../log-pages.js";
+import type { Store } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
-import { type LogRow, logFromRow } from "./rows.js";
+import type { LogRow } from "./rows.js";
 
-type LogQueries = Pick<Store, "logList" | "usageAdd">;
+type LogQueries = Pick<Store, "logList">;
 
 export function logQueries(ctx: SqliteContext): LogQueries {
   const { db } = ctx;
@@ -20,24 +20,17 @@ export function logQueries(ctx: SqliteContext): LogQueries {
       const sql = `SELECT * FROM logs WHERE account_id = ? ${where.map((w) => `AND ${w}`).join(" ")}
         ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ?`;
       const rows = db.prepare(sql).all(accountId, ...params, count + 1) as LogRow[];
-      const page = rows.slice(0, count).map(logFromRow) as LogRecord[];
-      // Each entry shows the message as published; that lives once, on its CREATED entry.
-      const ids = [...new Set(page.filter((e) => e.state !== "CREATED").map((e) => e.messageId))];
-      if (ids.length > 0) {
-        const created = db
-          .prepare(
-            `SELECT message_id, details FROM logs WHERE state = 'CREATED' AND message_id IN (${ids.map(() => "?").join(",")})`,
-          )
-          .all(...ids) as { message_id: string; details: string }[];
-        const byId = new Map(created.map((c) => [c.message_id, JSON.parse(c.details) as LogDetails]));
-        for (const e of page) if (e.state !== "CREATED") e.created = byId.get(e.messageId);
-      }
-      const result: { logs: LogRecord[]; cursor?: string } = { logs: page };
-      if (rows.length > count && page.length > 0) result.cursor = page[page.length - 1]!.seq;
-      return result;
+      const { page, needCreated: ids } = logPageOf(rows, count);
+      const created =
+        ids.length === 0
+          ? undefined
+          : (db
+              .prepare(
+                `SELECT message_id, details FROM logs WHERE state = 'CREATED'
+                 AND message_id IN (${ids.map(() => "?").join(",")})`,
+              )
+              .all(...ids) as { message_id: string; details: string }[]);
+      return completeLogPage(page, created, rows.length > count);
     },
-
-    usageAdd: ({ accountId, now, metric, count, bytes }) =>
-      ctx.write(() => ctx.addUsage(accountId, now, metric, count, bytes)),
   };
 }

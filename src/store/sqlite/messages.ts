@@ -1,24 +1,13 @@
 import { claimTime } from "../claim-clock.js";
-import { createdLogEntry, logEntry } from "../../domain/log.js";
-import type { Message } from "../../domain/message.js";
-import type { InsertItem, InsertResult, Store } from "../store.js";
+import { dedupKeyLive, planInsert, wantsFastPath } from "../../domain/insert-plan.js";
+import { logEntry } from "../../domain/log.js";
+import type { MessageQueries } from "../adapter-parts.js";
+import type { InsertItem, InsertResult } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
 import { flowEngine } from "./flow-control.js";
 import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
-
-type MessageQueries = Pick<
-  Store,
-  | "messageInsertMany"
-  | "messageGet"
-  | "messageLeaseDue"
-  | "messageRenewLeases"
-  | "messageReleaseLeases"
-  | "messageNextDueAt"
-  | "messageFinish"
-  | "messageCancel"
->;
 
 /**
  * Inserts messages with their CREATED (and, when leased, ACTIVE) log entries and usage, skipping live duplicates.
@@ -43,25 +32,18 @@ export function messageInserter(
       const m = item.message;
       if (item.dedupKey !== undefined) {
         const hit = dedupGet.get(m.accountId, item.dedupKey) as { message_id: string; expires_at: number } | undefined;
-        if (hit && hit.expires_at > now) {
+        if (hit && dedupKeyLive(hit.expires_at, now)) {
           results.push({ messageId: hit.message_id, deduplicated: true });
           continue;
         }
         dedupPut.run(m.accountId, item.dedupKey, m.id, now + windowMs);
       }
       // The fast path yields to flow control and to the account's max_global_parallelism: such a row goes to the claim.
-      const leased = item.leaseOwner !== undefined && flow.fastPathAllowed(m);
-      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      ctx.insertMessage(stored, leased ? item.leaseOwner! : null, leased ? item.leaseUntil! : null);
-      const message: Message = { ...stored, cancelRequested: false };
-      if (leased) {
-        message.leaseOwner = item.leaseOwner!;
-        message.leaseUntil = item.leaseUntil!;
-      }
-      ctx.insertLog(createdLogEntry(message, now));
-      if (leased) ctx.insertLog(logEntry(message, "ACTIVE", now));
-      ctx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
-      results.push({ messageId: m.id, deduplicated: false, message });
+      const plan = planInsert(item, wantsFastPath(item) && flow.fastPathAllowed(m), now);
+      ctx.insertMessage(plan.message, plan.leaseOwner, plan.leaseUntil);
+      for (const entry of plan.logs) ctx.insertLog(entry);
+      ctx.addUsage(plan.usage.accountId, now, "requests", plan.usage.count, plan.usage.bytes);
+      results.push({ messageId: m.id, deduplicated: false, message: plan.message });
     }
     queues.afterInsert(results, now);
     return results;

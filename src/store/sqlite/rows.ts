@@ -8,6 +8,7 @@ import {
   type MessageRow as SharedMessageRow,
 } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
+import { ACCOUNT_COLUMNS, type AccountColumn, accountColumnValues } from "../adapter-parts.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
@@ -63,53 +64,14 @@ export function logParams(e: LogEntry) {
 
 export type AccountRow = SharedAccountRow<number>;
 
-export const ACCOUNT_COLUMNS = [
-  "id",
-  "customer_id",
-  "token",
-  "password",
-  "current_signing_key",
-  "next_signing_key",
-  "plan",
-  "state",
-  "active",
-  "created_at",
-  "modifying_state",
-  "last_plan_upgrade_time",
-  "reserved_price",
-  "prod_pack_enabled",
-  "prometheus_enabled",
-  "enterprise_id",
-  "region",
-  "budget",
-  "created_by",
-  "read_only_token",
-] as const;
+export { ACCOUNT_COLUMNS };
 
-/** Named parameters for inserting an account row; management fields default as a fresh account's would. */
-export function accountParams(a: Account): Record<(typeof ACCOUNT_COLUMNS)[number], string | number | null> {
-  return {
-    id: a.id,
-    customer_id: a.customerId,
-    token: a.token,
-    password: a.password,
-    current_signing_key: a.currentSigningKey,
-    next_signing_key: a.nextSigningKey,
-    plan: a.plan,
-    state: a.state,
-    active: a.active ? 1 : 0,
-    created_at: a.createdAt,
-    modifying_state: a.modifyingState ?? null,
-    last_plan_upgrade_time: a.lastPlanUpgradeTime ?? 0,
-    reserved_price: a.reservedPrice ?? 0,
-    prod_pack_enabled: a.prodPackEnabled ? 1 : 0,
-    prometheus_enabled: a.prometheusEnabled ? 1 : 0,
-    enterprise_id: a.enterpriseId ?? null,
-    region: a.region ?? "eu-central-1",
-    budget: a.budget ?? 0,
-    created_by: a.createdBy ?? "",
-    read_only_token: a.readOnlyToken ?? null,
-  };
+/** Named parameters for inserting an account row (flags as 0/1). */
+export function accountParams(a: Account): Record<AccountColumn, string | number | null> {
+  const values = accountColumnValues(a);
+  return Object.fromEntries(
+    ACCOUNT_COLUMNS.map((c) => [c, typeof values[c] === "boolean" ? (values[c] ? 1 : 0) : values[c]]),
+  ) as Record<AccountColumn, string | number | null>;
 }
 
 export { accountFromRow, joinLabels, type LogRow, logFromRow };
