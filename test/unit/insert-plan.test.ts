@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { planCancel } from "../../src/domain/cancel-plan.js";
 import { dedupKeyLive, planInsert, wantsFastPath } from "../../src/domain/insert-plan.js";
 import type { NewMessage } from "../../src/domain/message.js";
 
@@ -55,5 +56,16 @@ describe("the insert plan", () => {
   it("a deduplication key is live until it expires", () => {
     expect(dedupKeyLive(NOW + 1, NOW)).toBe(true);
     expect(dedupKeyLive(NOW, NOW)).toBe(false);
+  });
+});
+
+describe("the cancel plan", () => {
+  it("logs the request; a message in flight is only marked, any other is cancelled at once", () => {
+    const waiting = planCancel({ ...message(), cancelRequested: false }, NOW);
+    expect(waiting.inFlight).toBe(false);
+    expect(waiting.logs.map((l) => l.state)).toEqual(["CANCEL_REQUESTED", "CANCELED"]);
+    const active = planCancel({ ...message(), state: "ACTIVE", cancelRequested: false }, NOW);
+    expect(active.inFlight).toBe(true);
+    expect(active.logs.map((l) => [l.state, l.time])).toEqual([["CANCEL_REQUESTED", NOW]]);
   });
 });

@@ -1,3 +1,4 @@
+import { planCancel } from "../../domain/cancel-plan.js";
 import { planInsert, wantsFastPath } from "../../domain/insert-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
@@ -279,14 +280,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         const waiting: Message[] = [];
         for (const row of rows) {
           const m = messageFromRow(row);
-          tx.insertLog(logEntry(m, "CANCEL_REQUESTED", now));
-          if (m.state === "ACTIVE") {
-            // In flight: the attempt's outcome honours the request (see messageFinish).
-            inFlight.push(m.id);
-          } else {
-            waiting.push(m);
-            tx.insertLog(logEntry(m, "CANCELED", now));
-          }
+          const plan = planCancel(m, now);
+          for (const entry of plan.logs) tx.insertLog(entry);
+          if (plan.inFlight) inFlight.push(m.id);
+          else waiting.push(m);
         }
         if (inFlight.length > 0) {
           await tx.query("UPDATE messages SET cancel_requested = TRUE WHERE id = ANY($1::text[])", [inFlight]);

@@ -1,12 +1,5 @@
-import {
-  accountFromRow,
-  type AccountRow as SharedAccountRow,
-  joinLabels,
-  type LogRow,
-  logFromRow,
-  messageFromRow,
-  type MessageRow as SharedMessageRow,
-} from "../rows-shared.js";
+import type { AccountRow as SharedAccountRow, MessageRow as SharedMessageRow } from "../rows-shared.js";
+import { joinLabels } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import { ACCOUNT_COLUMNS, accountColumnValues } from "../adapter-parts.js";
 import type { NewMessage } from "../../domain/message.js";
@@ -14,7 +7,6 @@ import type { Account } from "../store.js";
 
 /** A `messages` row as pg returns it (BIGINT parsed to numbers, see connection.ts). */
 export type MessageRow = SharedMessageRow<boolean>;
-export { messageFromRow };
 
 /** Host or path of a URL, as the SQLite adapter's url_host()/url_path() compute them; stored at insert. */
 export function urlPart(url: string, part: "host" | "path"): string | null {
@@ -159,4 +151,5 @@ export function columnsOf(rows: unknown[][], width: number): unknown[][] {
   return columns;
 }
 
-export { accountFromRow, joinLabels, type LogRow, logFromRow };
+// The mapping every adapter file reads rows with, written once (rows-shared.ts).
+export { accountFromRow, joinLabels, type LogRow, logFromRow, messageFromRow } from "../rows-shared.js";

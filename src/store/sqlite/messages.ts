@@ -1,4 +1,5 @@
 import { claimTime } from "../claim-clock.js";
+import { planCancel } from "../../domain/cancel-plan.js";
 import { dedupKeyLive, planInsert, wantsFastPath } from "../../domain/insert-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { MessageQueries } from "../adapter-parts.js";
@@ -180,13 +181,12 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
         const rows = db.prepare(sql).all(accountId, ...params, ...(count !== undefined ? [count] : [])) as MessageRow[];
         for (const row of rows) {
           const m = messageFromRow(row);
-          ctx.insertLog(logEntry(m, "CANCEL_REQUESTED", now));
-          if (m.state === "ACTIVE") {
-            // In flight: the attempt's outcome honours the request (see messageFinish).
+          const plan = planCancel(m, now);
+          for (const entry of plan.logs) ctx.insertLog(entry);
+          if (plan.inFlight) {
             markCancel.run(m.id);
           } else {
             queues.release(m, []);
-            ctx.insertLog(logEntry(m, "CANCELED", now));
             ctx.addUsage(accountId, now, "canceled", 1, 0);
           }
         }

@@ -1,12 +1,5 @@
-import {
-  accountFromRow,
-  type AccountRow as SharedAccountRow,
-  joinLabels,
-  type LogRow,
-  logFromRow,
-  messageFromRow,
-  type MessageRow as SharedMessageRow,
-} from "../rows-shared.js";
+import type { AccountRow as SharedAccountRow, MessageRow as SharedMessageRow } from "../rows-shared.js";
+import { joinLabels } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import { ACCOUNT_COLUMNS, type AccountColumn, accountColumnValues } from "../adapter-parts.js";
 import type { NewMessage } from "../../domain/message.js";
@@ -14,7 +7,6 @@ import type { Account } from "../store.js";
 
 /** A `messages` row as better-sqlite3 returns it. */
 export type MessageRow = SharedMessageRow<number>;
-export { messageFromRow };
 
 /** Named parameters for inserting a message row (the column list lives in messages.ts). */
 export function messageParams(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null) {
@@ -74,4 +66,5 @@ export function accountParams(a: Account): Record<AccountColumn, string | number
   ) as Record<AccountColumn, string | number | null>;
 }
 
-export { accountFromRow, joinLabels, type LogRow, logFromRow };
+// The mapping every adapter file reads rows with, written once (rows-shared.ts).
+export { accountFromRow, joinLabels, type LogRow, logFromRow, messageFromRow } from "../rows-shared.js";
