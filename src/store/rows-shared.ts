@@ -327,22 +327,16 @@ export function flowKeyStateOf(r: FlowKeyRow): FlowKeyState {
 
 /** A key for the management API, with its deliveries in flight and its wait list size. */
 export function flowKeyRecordOf(r: FlowKeyRow, parallelismCount: number, waitListSize: number): FlowKeyRecord {
-  const out: FlowKeyRecord = {
+  return {
     accountId: r.account_id,
     key: r.key,
-    periodSec: r.period_sec,
-    rateCount: r.rate_count,
-    periodStart: r.period_start,
-    paused: Boolean(r.paused),
+    ...flowKeyStateOf(r),
     pinnedParallelism: Boolean(r.pinned_parallelism),
     pinnedRate: Boolean(r.pinned_rate),
     createdAt: r.created_at,
     parallelismCount,
     waitListSize,
   };
-  if (r.parallelism !== null) out.parallelism = r.parallelism;
-  if (r.rate !== null) out.rate = r.rate;
-  return out;
 }
 
 /** A `queues` row with its lag counted (both adapters' queue reads); `paused` is 0/1 or a boolean. */

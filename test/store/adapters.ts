@@ -54,16 +54,25 @@ function sqlitePositional(text: string, values: unknown[]): [string, unknown[]] 
   return [converted, args];
 }
 
-export async function openSqliteTestStores(options: AdapterOptions = {}): Promise<OpenedStore> {
-  const dir = mkdtempSync(join(tmpdir(), "ferry-store-"));
-  const path = join(dir, "ferry.db");
+/** Opens the nodes of one database: `open(migrate)` opens one more store; `closeAll` closes every one opened. */
+function nodesOf(openStore: () => Store) {
   const opened: Store[] = [];
   const open = async (migrate: boolean) => {
-    const store = openSqliteStore({ path, synchronous: "NORMAL", ...options.sqlite });
+    const store = openStore();
     if (migrate) await store.migrate();
     opened.push(store);
     return store;
   };
+  const closeAll = async () => {
+    for (const s of opened) await s.close();
+  };
+  return { open, closeAll };
+}
+
+export async function openSqliteTestStores(options: AdapterOptions = {}): Promise<OpenedStore> {
+  const dir = mkdtempSync(join(tmpdir(), "ferry-store-"));
+  const path = join(dir, "ferry.db");
+  const { open, closeAll } = nodesOf(() => openSqliteStore({ path, synchronous: "NORMAL", ...options.sqlite }));
   const store = await open(options.migrate !== false);
   let raw: Database.Database | undefined;
   return {
@@ -81,7 +90,7 @@ export async function openSqliteTestStores(options: AdapterOptions = {}): Promis
     location: path,
     dispose: async () => {
       raw?.close();
-      for (const s of opened) await s.close();
+      await closeAll();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -90,13 +99,9 @@ export async function openSqliteTestStores(options: AdapterOptions = {}): Promis
 /** A PostgreSQL store on a fresh database; `more()` opens further stores (other "nodes") on the same database. */
 export async function openPostgresTestStores(options: AdapterOptions = {}): Promise<OpenedStore & { url: string }> {
   const db = await freshDatabase(options.adminUrl);
-  const opened: Store[] = [];
-  const open = async (migrate: boolean) => {
-    const store = openPostgresStore({ connectionString: db.url, poolSize: 4, ...options.postgres });
-    if (migrate) await store.migrate();
-    opened.push(store);
-    return store;
-  };
+  const { open, closeAll } = nodesOf(() =>
+    openPostgresStore({ connectionString: db.url, poolSize: 4, ...options.postgres }),
+  );
   const store = await open(options.migrate !== false);
   let raw: pg.Pool | undefined;
   return {
@@ -116,7 +121,7 @@ export async function openPostgresTestStores(options: AdapterOptions = {}): Prom
     url: db.url,
     dispose: async () => {
       await raw?.end();
-      for (const s of opened) await s.close();
+      await closeAll();
       await db.drop();
     },
   };
