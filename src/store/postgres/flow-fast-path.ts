@@ -8,6 +8,9 @@ import type { Tx } from "./write-batcher.js";
  * max_global_parallelism exactly like the claim (flow-control.ts), without making publishes queue behind claims.
  * `active` below is an upper bound of the account's deliveries in flight (`flow_accounts.active_bound`, see
  * migration 005): when it is too high the message simply goes through the claim, which counts.
+ * The decision itself is `fastPathRoom` (src/domain/flow-claim.ts), as on SQLite. The plpgsql function only takes
+ * the account's row lock and reads what the decision needs: server-side so that the lock, the bound's bookkeeping
+ * and the read cost one round trip per account on the publish path.
  */
 const fastPathSql = { name: "ferry_flow_fast_path", text: "SELECT * FROM ferry_flow_fast_path($1, $2)" };
 
