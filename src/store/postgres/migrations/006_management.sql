@@ -1,4 +1,4 @@
--- Management, mirroring the SQLite 006: customers (Basic-auth users), the messaging-account fields of seed 2.2 that
+-- Management, mirroring the SQLite 006: customers (Basic-auth users), the messaging-account fields (docs/management.md) that
 -- plans cannot derive, search indexes, and the daily request quota. Times are unix ms in BIGINT unless noted.
 
 -- seq is the insertion order SQLite gets from rowid: customerFirst() (the operator) and accountFirst() (the default
@@ -12,7 +12,7 @@ CREATE TABLE customers (
 );
 CREATE INDEX customers_first ON customers (created_at, seq);
 
--- accounts.customer_id holds the owning customer's e-mail (seed 2.2: "an e-mail or a team id").
+-- accounts.customer_id holds the owning customer's e-mail (docs/management.md: "an e-mail or a team id").
 -- Rows older than this migration get their seq in table order; created_at orders first anyway, as in SQLite.
 ALTER TABLE accounts ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE;
 ALTER TABLE accounts ADD COLUMN modifying_state TEXT; -- NULL when no change is in progress

@@ -1,4 +1,4 @@
--- Management: customers (Basic-auth users), the messaging-account fields of seed 2.2 that plans cannot derive,
+-- Management: customers (Basic-auth users), the messaging-account fields (docs/management.md) that plans cannot derive,
 -- search indexes, and the daily request quota.
 
 CREATE TABLE customers (
@@ -7,7 +7,7 @@ CREATE TABLE customers (
   created_at   INTEGER NOT NULL
 );
 
--- accounts.customer_id holds the owning customer's e-mail (seed 2.2: "an e-mail or a team id").
+-- accounts.customer_id holds the owning customer's e-mail (docs/management.md: "an e-mail or a team id").
 ALTER TABLE accounts ADD COLUMN modifying_state TEXT; -- NULL when no change is in progress
 ALTER TABLE accounts ADD COLUMN last_plan_upgrade_time INTEGER NOT NULL DEFAULT 0; -- unix seconds
 ALTER TABLE accounts ADD COLUMN reserved_price REAL NOT NULL DEFAULT 0;
