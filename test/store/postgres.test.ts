@@ -86,6 +86,25 @@ describe.runIf(postgresAvailable())("PostgreSQL store: several nodes on one data
     expect(await b.messageFinish({ ...late, message: taken[0]!, owner: "B" })).toBe(true);
   });
 
+  it("tells subscribed nodes when an account changes on another node (NOTIFY ferry_accounts)", async () => {
+    let resolveChange: () => void = () => {};
+    const nextChange = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no account notification within 5 s")), 5000);
+        resolveChange = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    let changed = nextChange();
+    const unsubscribe = b.subscribeAccountChanges!(() => resolveChange());
+    await changed; // once when the LISTEN connection is up (changes missed before it are covered)
+    changed = nextChange();
+    await a.accountRotateKeys({ id: account.id, next: "sig_rotated_key_000000" });
+    await changed;
+    unsubscribe();
+  });
+
   it("wakes subscribed nodes with NOTIFY when messages become due", async () => {
     let wakes = 0;
     let resolveWake: () => void = () => {};
