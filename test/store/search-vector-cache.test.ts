@@ -88,6 +88,34 @@ for (const adapter of adapters) {
       expect(await nearest(store, "plain filler", "other")).toEqual([]);
     });
 
+    it("keeps a hybrid search inside its index name, whichever names and indexes share the store", async () => {
+      await store.searchDocReset({ indexId: "i1", namespace: "other" });
+      await store.searchIndexInsert({ index: { ...index, id: "i2", endpoint: "http://127.0.0.1:1/search/slug-i2" } });
+      const walrus = doc("w1", "walrus walrus");
+      await store.searchDocUpsert({ indexId: "i2", namespace: "ns", docs: [walrus], embedder: EMBEDDER, maxDocuments: -1 });
+      await upsert(store, [doc("w2", "walrus")], "other");
+      const hybrid = (namespace: string, indexId = "i1") =>
+        store.searchDocQuery({
+          indexId,
+          namespace,
+          terms: ["walrus"],
+          embedding: hashEmbed("walrus"),
+          embedder: EMBEDDER,
+          semanticWeight: 0.5,
+          topK: 5,
+        });
+      expect((await hybrid("ns")).map((h) => h.id)).not.toContain("w1");
+      expect((await hybrid("ns")).map((h) => h.id)).not.toContain("w2");
+      expect((await hybrid("other"))[0]!.id).toBe("w2");
+      expect((await hybrid("ns", "i2"))[0]!.id).toBe("w1");
+      // Alone in the store once the others are gone: the same answers.
+      await store.searchDocReset({ indexId: "i2" });
+      await store.searchDocReset({ indexId: "i1", namespace: "other" });
+      await upsert(store, [doc("w3", "walrus tusks")]);
+      expect((await hybrid("ns"))[0]!.id).toBe("w3");
+      expect((await hybrid("ns")).map((h) => h.id)).not.toContain("w2");
+    });
+
     it("keeps nothing of a refused write", async () => {
       await nearest(store, "warm the cache");
       // Replaces d3 with a strong match, then passes max_vector_count: the whole write is refused.
