@@ -224,14 +224,24 @@ export class VectorCache {
     return entry.matrix;
   }
 
+  /** Whether `count` vectors of `dimension` fit in the budget at all (else the store scans in the database). */
+  fits(count: number, dimension: number): boolean {
+    return Math.max(16, count) * (dimension + 3) * 4 <= this.maxBytes;
+  }
+
   /**
-   * Builds a name's entry from all its rows (`count` of them, read at `generation` or later). Undefined when it
-   * would not fit in the budget: the caller scans in the store.
+   * Builds a name's entry from all its rows (`count` of them, read at `generation` or later), evicting others to
+   * make room. The caller checked `fits` first; every row is consumed.
    */
-  load(indexId: string, namespace: string, generation: number, dimension: number, count: number, rows: Iterable<VectorRow>): Matrix | undefined {
-    const needed = Math.max(16, count) * (dimension + 3) * 4;
-    if (needed > this.maxBytes) return undefined;
-    this.evictFor(needed);
+  load(
+    indexId: string,
+    namespace: string,
+    generation: number,
+    dimension: number,
+    count: number,
+    rows: Iterable<VectorRow>,
+  ): Matrix {
+    this.evictFor(Math.max(16, count) * (dimension + 3) * 4);
     const matrix = new Matrix(dimension, count, generation);
     for (const [key, bytes] of rows) matrix.set(key, asFloats(bytes));
     this.entries.set(`${indexId}\0${namespace}`, { indexId, matrix });

@@ -52,8 +52,9 @@ function cosine(query: Float32Array, raw: Buffer): number {
   return s;
 }
 
-export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
-  const cache = new VectorCache(VECTOR_CACHE_BYTES);
+/** `cacheBytes`: memory for cached vectors (src/search/vector-cache.ts); 0 scans in the database (tests compare). */
+export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_BYTES): SearchDocumentStore {
+  const cache = new VectorCache(cacheBytes);
 
   async function state(indexId: string, tx?: Tx) {
     const sql = `SELECT embedder, dimension, documents::int AS documents, generation::float8 AS generation
@@ -73,9 +74,15 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
   }
 
   /** The name's vectors in this node's memory at the index's current generation; undefined when they do not fit. */
-  async function cachedVectors(indexId: string, namespace: string, current: { dimension: number; generation: number }) {
+  async function cachedVectors(
+    indexId: string,
+    namespace: string,
+    current: { dimension: number; generation: number; documents: number },
+  ) {
     const cached = cache.get(indexId, namespace, current.generation);
     if (cached) return cached;
+    // The index's count bounds the name's: a name that cannot fit is never read twice (here, then to scan).
+    if (!cache.fits(current.documents, current.dimension)) return undefined;
     // Read after the generation: at worst newer than it, which only costs a reload at the next query.
     const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
       "SELECT seq, embedding FROM search_documents WHERE index_id = $1 AND namespace = $2",
@@ -90,6 +97,7 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
       rows.map((r): VectorRow => [Number(r.seq), r.embedding]),
     );
   }
+
 
   /** Runs a write, then brings this node's cached vectors in step once it committed. */
   async function writeAndCache<T>(op: (tx: Tx) => Promise<Written<T>>): Promise<T> {

@@ -54,7 +54,8 @@ export const FULLTEXT_SCORED = 1000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
 const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
 
-export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
+/** `cacheBytes`: memory for cached vectors (src/search/vector-cache.ts); 0 scans in the database (tests compare). */
+export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CACHE_BYTES): SearchDocumentStore {
   const { db } = ctx;
   const bySlug = db.prepare("SELECT * FROM search_indexes WHERE slug = ? ORDER BY creation_time, id");
   const getState = db.prepare(
@@ -65,7 +66,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
   const vectorRows = db
     .prepare("SELECT rowid, embedding FROM search_vectors WHERE index_id = ? AND namespace = ?")
     .raw();
-  const cache = new VectorCache(VECTOR_CACHE_BYTES);
+  const cache = new VectorCache(cacheBytes);
   const insertState = db.prepare(
     "INSERT INTO search_index_state (index_id, embedder, dimension, documents) VALUES (?, ?, ?, 0)",
   );
@@ -132,18 +133,14 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
 
   /** The name's vectors in memory at the index's current generation; undefined when they do not fit. */
   function cachedVectors(indexId: string, namespace: string, current: { dimension: number; generation: number }) {
-    return (
-      cache.get(indexId, namespace, current.generation) ??
-      cache.load(
-        indexId,
-        namespace,
-        current.generation,
-        current.dimension,
-        vectorCount.get(indexId, namespace) as number,
-        vectorRows.iterate(indexId, namespace) as IterableIterator<VectorRow>,
-      )
-    );
+    const cached = cache.get(indexId, namespace, current.generation);
+    if (cached) return cached;
+    const count = vectorCount.get(indexId, namespace) as number;
+    if (!cache.fits(count, current.dimension)) return undefined;
+    const rows = vectorRows.iterate(indexId, namespace) as IterableIterator<VectorRow>;
+    return cache.load(indexId, namespace, current.generation, current.dimension, count, rows);
   }
+
 
   /** Rowids of the selected documents (ids in any order; missing ids skipped). */
   function selectRowids(indexId: string, namespace: string, selector: DocumentSelector, limit?: number): number[] {
