@@ -285,7 +285,8 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
         // When this name holds every document of the store (one index, one name: its cached vectors are as many
         // as all documents), the scope term selects nothing more and is left out: the same matches and scores
         // (the scope column weighs 0), about half the cost (docs/search.md "Storage").
-        const alone = matrix !== undefined && matrix.size === (allDocuments.get() as number);
+        const held = matrix ?? cache.get(q.indexId, q.namespace, current.generation);
+        const alone = held !== undefined && held.size === (allDocuments.get() as number);
         const scoped = alone
           ? `text : (${match})`
           : `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
