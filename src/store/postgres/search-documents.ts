@@ -277,8 +277,10 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
         if (missing.length > 0) {
           const rest = await ctx.query<{ seq: string; value: number }>(
-            `SELECT seq, ts_rank(tsv, to_tsquery('english', $1)) AS value FROM search_documents
-             WHERE seq = ANY($2::bigint[]) AND tsv @@ to_tsquery('english', $1)`,
+            // The match test in the select list, not the WHERE: the planner then reads these rows by primary key
+            // instead of running the full-text search over the GIN index a second time.
+            `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END AS value
+             FROM search_documents, to_tsquery('english', $1) q WHERE seq = ANY($2::bigint[])`,
             [tsQuery(q.terms), missing],
           );
           for (const r of rest) candidate(Number(r.seq)).fulltext = r.value;
