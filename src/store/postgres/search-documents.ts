@@ -256,34 +256,29 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         if (useFulltext) similarities = new Map(scored.map((s) => [s.key, s.value]));
       }
       if (useFulltext) {
+        // One round trip: the best full-text matches, and the full-text scores of the semantic candidates (read by
+        // primary key; the match test sits in the select list so the planner does not search the GIN index again).
         const params = new Params();
         const query = params.add(tsQuery(q.terms));
-        const rows = await ctx.query<{ seq: string; value: number }>(
-          `SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value FROM search_documents d
-           WHERE ${where(params)} AND d.tsv @@ to_tsquery('english', ${query})
-           ORDER BY value DESC LIMIT ${params.add(perSide)}`,
+        const best = `SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
+          FROM search_documents d WHERE ${where(params)} AND d.tsv @@ to_tsquery('english', ${query})
+          ORDER BY value DESC LIMIT ${params.add(perSide)}`;
+        const ofSemantic = `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END, false
+          FROM search_documents, to_tsquery('english', ${query}) q WHERE seq = ANY(${params.add([...semanticKeys])}::bigint[])`;
+        const rows = await ctx.query<{ seq: string; value: number; best: boolean }>(
+          `(${best}) UNION ALL (${ofSemantic})`,
           params.values,
         );
         for (const r of rows) {
           const c = candidate(Number(r.seq));
           c.fulltext = r.value;
+          if (!r.best) continue;
           fulltextKeys.add(c.key);
           if (similarities) c.semantic = similarities.get(c.key) ?? 0;
         }
         if (matrix) {
           const unscored = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
           for (const s of matrix.similarities(q.embedding, unscored)) candidate(s.key).semantic = s.value;
-        }
-        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
-        if (missing.length > 0) {
-          const rest = await ctx.query<{ seq: string; value: number }>(
-            // The match test in the select list, not the WHERE: the planner then reads these rows by primary key
-            // instead of running the full-text search over the GIN index a second time.
-            `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END AS value
-             FROM search_documents, to_tsquery('english', $1) q WHERE seq = ANY($2::bigint[])`,
-            [tsQuery(q.terms), missing],
-          );
-          for (const r of rest) candidate(Number(r.seq)).fulltext = r.value;
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
