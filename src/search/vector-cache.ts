@@ -99,9 +99,14 @@ class Matrix {
   }
 
   /** Dot products of the query with every slot (or the given slots), over the query's non-zero dimensions only. */
+  /** Reused by every scan (each consumes it before it returns): a query allocates nothing per document. */
+  private scratch = new Float64Array(0);
+
   private dots(query: Float32Array, slots: Int32Array | undefined): { dots: Float64Array; queryNorm: number } {
     const n = slots ? slots.length : this.used;
-    const dots = new Float64Array(n);
+    if (this.scratch.length < n) this.scratch = new Float64Array(Math.max(n, this.scratch.length * 2));
+    const dots = this.scratch.subarray(0, n);
+    dots.fill(0);
     let queryNorm = 0;
     for (let d = 0; d < this.dimension; d++) {
       const w = query[d] ?? 0;
