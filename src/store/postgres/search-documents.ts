@@ -260,9 +260,13 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         // primary key; the match test sits in the select list so the planner does not search the GIN index again).
         const params = new Params();
         const query = params.add(tsQuery(q.terms));
-        const best = `SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
-          FROM search_documents d WHERE ${where(params)} AND d.tsv @@ to_tsquery('english', ${query})
-          ORDER BY value DESC LIMIT ${params.add(perSide)}`;
+        // The matches come from the GIN index first (MATERIALIZED): before ANALYZE has seen a bulk upsert, the
+        // planner took the (index, name) b-tree as more selective and tested every document of the name instead.
+        const best = `WITH d AS MATERIALIZED (
+            SELECT seq, index_id, namespace, content, metadata, tsv FROM search_documents
+            WHERE tsv @@ to_tsquery('english', ${query}))
+          SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
+          FROM d WHERE ${where(params)} ORDER BY value DESC LIMIT ${params.add(perSide)}`;
         const ofSemantic = `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END, false
           FROM search_documents, to_tsquery('english', ${query}) q WHERE seq = ANY(${params.add([...semanticKeys])}::bigint[])`;
         const rows = await ctx.query<{ seq: string; value: number; best: boolean }>(
