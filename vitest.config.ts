@@ -11,6 +11,8 @@ export default defineConfig({
       "test/helpers/build-global-setup.ts",
       ...(process.env.FERRY_TEST_PG_URL ? [] : ["test/helpers/postgres-global-setup.ts"]),
     ],
+    // A file fails when it leaves a server, a receiver, a process or a loop running (test/helpers/leaks.ts).
+    setupFiles: ["test/helpers/leak-check.ts"],
     // Every e2e file starts real servers and receivers; two cores run two files at a time at most.
     pool: "forks",
     maxWorkers: 2,

@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: ["test/soak/**/*.test.ts"],
     globalSetup: ["test/helpers/build-global-setup.ts"],
+    setupFiles: ["test/helpers/leak-check.ts"],
     pool: "forks",
     maxWorkers: 1,
     testTimeout: 420_000,

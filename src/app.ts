@@ -7,7 +7,7 @@ import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { accountRoutes } from "./http/routes/account.js";
 import { consoleRoutes } from "./http/routes/console.js";
-import { flowControlRoutes } from "./http/routes/flow-control.js";
+import { flowControlRoutes } from "./http/routes/flow-keys.js";
 import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
 import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -16,7 +16,7 @@ import { messageRoutes } from "./http/routes/messages.js";
 import { publishRoutes } from "./http/routes/publish.js";
 import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
-import { topicRoutes } from "./http/routes/topics.js";
+import { urlGroupRoutes } from "./http/routes/url-groups.js";
 import { searchRoutes } from "./http/routes/search.js";
 import { searchDataRoutes } from "./http/routes/search-data.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
@@ -35,7 +35,7 @@ export function buildApp(services: Services): FastifyInstance {
     // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    // The Go SDK calls /v2/Schedules; docs use trailing slashes (reference §0).
+    // The Go SDK calls /v2/Schedules; docs use trailing slashes (docs/messaging.md "Wire conventions").
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
   });
@@ -55,7 +55,7 @@ export function buildApp(services: Services): FastifyInstance {
   app.decorate("messagingRoutes", [] as MessagingRoute[]);
   app.register(async (messaging) => {
     requireMessagingToken(messaging, services);
-    refuseOversizedMessages(messaging);
+    refuseOversizedMessages(messaging, services.plans);
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);
@@ -63,7 +63,7 @@ export function buildApp(services: Services): FastifyInstance {
     keyRoutes(messaging, services);
     dlqRoutes(messaging, services);
     scheduleRoutes(messaging, services);
-    topicRoutes(messaging, services);
+    urlGroupRoutes(messaging, services);
     queueRoutes(messaging, services);
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);

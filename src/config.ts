@@ -3,10 +3,11 @@
  * docs/configuration.md (a test keeps the two in sync). A bad value stops start-up with the variable's name.
  */
 
+import type { DialectName } from "./domain/dialect.js";
 import { EgressConfigError, parseEgressPolicy } from "./domain/egress-policy.js";
 import { isLimitField, type PlanName, type PlanOverrides, planNames, UNLIMITED } from "./domain/plans.js";
 
-export type Dialect = "neutral" | "upstash";
+export type Dialect = DialectName;
 export type AccountRegion = "eu-central-1" | "us-east-1";
 export type SqliteSynchronous = "FULL" | "NORMAL";
 

@@ -1,6 +1,6 @@
 /**
  * One error type for everything Ferry answers with a 4xx/5xx on purpose.
- * The wire body is always `{"error": message}` (reference: decisions §2); the message names the offending field.
+ * The wire body is always `{"error": message}` (docs/errors.md); the message names the offending field.
  * The catalog below is mirrored in docs/errors.md; a test keeps the two in sync.
  */
 export const errorCatalog = {

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createLogger } from "./logger.js";
 import { buildApp } from "./app.js";
@@ -10,21 +9,23 @@ import { DlqIdMinter } from "./domain/dlq-id.js";
 import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
+import { planBook } from "./domain/plans.js";
 import { createHttpClient } from "./delivery/http-client.js";
 import { buildCallbacks } from "./delivery/callbacks.js";
-import { dialectFor } from "./http/dialect.js";
+import { dialectFor } from "./domain/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
-import { IntervalLoop, type Loop } from "./maintenance/loop.js";
+import { leaseRescuer, releaseLeftoverLeases } from "./maintenance/lease-rescuer.js";
+import type { Loop } from "./maintenance/loop.js";
 import { retentionLoop } from "./maintenance/retention.js";
 import { SchedulerLoop } from "./maintenance/scheduler.js";
-import { urlGroups } from "./services/topics.js";
-import { type BootstrapResult, usePlanOverrides } from "./services/accounts.js";
+import { urlGroups } from "./services/url-groups.js";
+import type { BootstrapResult } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
-import { errorCatalog } from "./errors.js";
+import { bootListener } from "./http/boot-listener.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -33,6 +34,8 @@ export const version: string = (
 export interface Ferry {
   app: FastifyInstance;
   services: Services;
+  /** The delivery engine (also `loops.dispatcher`); services see it only as a DeliveryHandoff. */
+  dispatcher: Dispatcher;
   bootstrap: BootstrapResult;
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string;
@@ -42,20 +45,6 @@ export interface Ferry {
    * grace period while HTTP still answers; then HTTP closes, the loops stop and the store closes.
    */
   stop(): Promise<void>;
-}
-
-/**
- * Answers on the configured port while the store opens and migrates (which may take a while: a PostgreSQL that is
- * still coming up is waited for): `/health` 200, `/ready` and everything else 503. Probes see "starting" instead of
- * a refused connection. Closed right before the real app listens on the same port.
- */
-async function bootListener(config: Config): Promise<{ port: number; close(): Promise<void> }> {
-  const boot = Fastify({ logger: false });
-  boot.get("/health", async () => ({ status: "ok" }));
-  boot.get("/ready", async (_request, reply) => reply.status(errorCatalog.unavailable).send({ status: "unavailable", reason: "starting" }));
-  boot.setNotFoundHandler((_request, reply) => reply.status(errorCatalog.unavailable).send({ error: "starting, retry shortly" }));
-  await boot.listen({ port: config.port, host: config.host });
-  return { port: (boot.server.address() as AddressInfo).port, close: () => boot.close() };
 }
 
 /** Opens the store, makes sure the default account exists, builds the app and starts every loop. */
@@ -81,12 +70,26 @@ async function startBehind(
 ): Promise<Ferry> {
   const store = await openServerStore(config, { log });
   await store.migrate();
-  usePlanOverrides(config.planOverrides);
+  const plans = planBook(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
   const http = createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
 
+  // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
+  const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
+  const dispatcher = new Dispatcher({
+    store,
+    clock,
+    config,
+    dialect,
+    plans,
+    log,
+    nodeId,
+    http,
+    callbacks: buildCallbacks,
+    dlqIds,
+  });
   const services: Services = {
     config,
     store,
@@ -96,41 +99,17 @@ async function startBehind(
     version,
     groups: urlGroups(store),
     lifecycle,
-    dispatcher: undefined as unknown as Dispatcher, // set right below: the dispatcher and services refer to each other
+    plans,
+    dispatcher,
   };
-  // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
-  const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
-  const dispatcher = new Dispatcher({
-    store,
-    clock,
-    config,
-    dialect,
-    log,
-    nodeId,
-    http,
-    callbacks: buildCallbacks,
-    dlqIds,
-  });
-  services.dispatcher = dispatcher;
 
-  // A single-node store's leftover leases belong to a dead process: release them now, not after they expire.
-  if (store.capabilities.singleNode) {
-    await store.messageReleaseLeases({ now: clock.now(), expiredOnly: false, exceptOwner: nodeId });
-  }
+  await releaseLeftoverLeases({ store, clock, nodeId });
 
   const loops: Record<string, Loop> = {
     dispatcher,
-    rescuer: new IntervalLoop(
-      "rescuer",
-      Math.max(500, Math.floor(config.leaseMs / 3)),
-      async () => {
-        const released = await store.messageReleaseLeases({ now: clock.now(), expiredOnly: true, exceptOwner: nodeId });
-        if (released > 0) dispatcher.wake();
-      },
-      log,
-    ),
+    rescuer: leaseRescuer({ store, clock, log, nodeId, leaseMs: config.leaseMs, onReleased: () => dispatcher.nudge() }),
     retention: retentionLoop({ store, clock, log, logRetentionMs: config.logRetentionMs }),
-    dlqTrimmer: dlqTrimmer({ store, clock, log }),
+    dlqTrimmer: dlqTrimmer({ store, clock, log, limitsFor: plans.limitsOf }),
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
@@ -140,8 +119,8 @@ async function startBehind(
   const address = await app.listen({ port: boot.port, host: config.host });
   for (const loop of Object.values(loops)) loop.start();
   lifecycle.started();
-  // Several nodes (PostgreSQL): another node's NOTIFY wakes this dispatcher without waiting for the poll.
-  const unsubscribeDue = store.subscribeDue?.(() => dispatcher.wake());
+  // Several nodes (PostgreSQL): another node's NOTIFY nudges this dispatcher without waiting for the poll.
+  const unsubscribeDue = store.subscribeDue?.(() => dispatcher.nudge());
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -156,5 +135,5 @@ async function startBehind(
     })();
     return stopping;
   };
-  return { app, services, bootstrap, url: address, loops, stop };
+  return { app, services, dispatcher, bootstrap, url: address, loops, stop };
 }

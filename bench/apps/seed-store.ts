@@ -1,6 +1,6 @@
 /**
  * P4 seeder: inserts `SEED_COUNT` pending delayed messages (due in about a day) into a Ferry database through
- * Ferry's own code: `loadConfig` (the same environment the server gets), `openStore`, `ensureDefaultAccount`, and
+ * Ferry's own code: `loadConfig` (the same environment the server gets), `openStore`, `ensureDefaultAccount`, the plan table, and
  * the publish path's `parsePublishConfig` + `buildMessages` to build each message, then `Store.messageInsertMany`
  * in batches (each message gets its CREATED log entry and usage, exactly as a publish would write it).
  * Run before the server starts, on the same DATABASE_URL, with the code of the checkout under test. Prints one JSON line with the count and the time taken.
@@ -12,10 +12,25 @@ import { pathToFileURL } from "node:url";
 const root = process.env.BENCH_FERRY_ROOT ?? new URL("../../", import.meta.url).pathname;
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, file)).href) as Promise<T>;
 const { loadConfig } = await load<typeof import("../../src/config.js")>("src/config.ts");
-const { dialectFor } = await load<typeof import("../../src/http/dialect.js")>("src/http/dialect.ts");
-const { ensureDefaultAccount, limitsOf } = await load<typeof import("../../src/services/accounts.js")>(
+/** The first of `files` that loads: a module that moved is found in the older checkouts a bench compares with. */
+const loadFirst = async <T>(...files: string[]): Promise<T> => {
+  for (const file of files.slice(0, -1)) {
+    try {
+      return await load<T>(file);
+    } catch {
+      // Not in this checkout: try the next place.
+    }
+  }
+  return load<T>(files.at(-1)!);
+};
+const { dialectFor } = await loadFirst<typeof import("../../src/domain/dialect.js")>(
+  "src/domain/dialect.ts",
+  "src/http/dialect.ts",
+);
+const { ensureDefaultAccount } = await load<typeof import("../../src/services/accounts.js")>(
   "src/services/accounts.ts",
 );
+const { planTable } = await load<typeof import("../../src/domain/plans.js")>("src/domain/plans.ts");
 const { buildMessages } = await load<typeof import("../../src/services/publish.js")>("src/services/publish.ts");
 const { parsePublishConfig } = await load<typeof import("../../src/domain/publish-config.js")>(
   "src/domain/publish-config.ts",
@@ -33,7 +48,7 @@ const store = await openStore(config);
 await store.migrate();
 const { account } = await ensureDefaultAccount(config, store, Date.now());
 const dialect = dialectFor(config.dialect, "bench");
-const limits = limitsOf(account);
+const limits = planTable(config.planOverrides)[account.plan] ?? planTable(config.planOverrides).paid;
 const body = Buffer.alloc(bodyBytes, "s");
 const started = Date.now();
 let inserted = 0;

@@ -50,7 +50,8 @@ export function newDataDir(workDir: string, name: string): string {
 }
 
 /**
- * Starts `node --import tsx src/main.ts serve` as a child process (exactly what `npm start` runs) on a free port
+ * Starts `node --import tsx src/main.ts serve` as a child process on a free port: the server `npm start` runs, from
+ * source rather than from dist/ so that another checkout needs no build and profiles map to .ts lines,
  * with its own SQLite file, and waits for GET /health. `nodeArgs` adds e.g. `--cpu-prof`.
  */
 export async function startFerry(opts: {

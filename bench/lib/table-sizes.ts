@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { loadVectorFunctions } from "../../src/store/sqlite/search-documents.js";
 
 export interface TableSize {
   table: string;
@@ -13,6 +14,8 @@ export interface TableSize {
  */
 export function sqliteTableSizes(path: string): TableSize[] {
   const db = new Database(path, { readonly: true, fileMustExist: true });
+  // The search tables include sqlite-vec's virtual tables: reading them (and dbstat over them) needs the module.
+  loadVectorFunctions(db);
   try {
     const tables = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {

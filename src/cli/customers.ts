@@ -1,11 +1,10 @@
 import { ConfigError, loadConfig } from "../config.js";
-import type { PlanName } from "../domain/plans.js";
+import { planBook, type PlanName } from "../domain/plans.js";
 import { systemClock } from "../domain/clock.js";
 import { AppError } from "../errors.js";
-import { dialectFor } from "../http/dialect.js";
+import { dialectFor } from "../domain/dialect.js";
 import { accountRecord, parsePlanName, wirePlanName } from "../http/views/account-view.js";
 import { version } from "../server.js";
-import { usePlanOverrides } from "../services/accounts.js";
 import { bootstrap, createCustomer } from "../services/customers.js";
 import { openStore } from "../store/open.js";
 
@@ -46,7 +45,7 @@ function parseArgs(args: string[], env: Record<string, string | undefined>) {
 /**
  * `ferry customers create`: opens the store of DATABASE_URL directly (safe while the server runs: SQLite WAL and a
  * busy timeout let both write; on PostgreSQL the CLI is one more client), creates a customer with a generated API
- * key and its own messaging account, and prints `{"email", "api_key", "account": <seed 2.2 record>}` as one JSON
+ * key and its own messaging account, and prints `{"email", "api_key", "account": <account record>}` as one JSON
  * line. Returns the exit code.
  */
 export async function customersCli(
@@ -66,7 +65,6 @@ export async function customersCli(
     throw error;
   }
   const { config, dialect, email, plan, enterpriseId } = parsed;
-  usePlanOverrides(config.planOverrides);
   const store = await openStore(config);
   try {
     await store.migrate();
@@ -80,7 +78,7 @@ export async function customersCli(
       `${JSON.stringify({
         email: created.customer.email,
         api_key: created.apiKey,
-        account: accountRecord(created.account, dialect),
+        account: accountRecord(created.account, dialect, planBook(config.planOverrides)),
       })}\n`,
     );
     return 0;

@@ -5,10 +5,10 @@ import { redactedValue, redactHeaders } from "../domain/redact.js";
 import type { CallbackBuilder } from "./outcome.js";
 
 /**
- * Callbacks are ordinary messages (seed 3.3 rule 6): inserted in the same transaction as the attempt's outcome,
- * then leased, signed (`sub` = the callback URL), retried, logged and counted like any publish.
+ * Callbacks are ordinary messages (docs/callbacks.md "When they are called"): inserted in the same transaction as the
+ * attempt's outcome, then leased, signed (`sub` = the callback URL), retried, logged and counted like any publish.
  * - `Svc-Callback`: one callback per attempt, the 2xx one and every failed one; the last failed one carries
- *   `retried == maxRetries` (seed 3.3 rules 1–4).
+ *   `retried == maxRetries` (docs/callbacks.md "When they are called").
  * - `Svc-Failure-Callback`: exactly once, when the message fails for good (exhausted, or a non-retryable 489),
  *   with the DLQ id (rule 5).
  * Callback messages themselves produce no callbacks.
@@ -26,13 +26,18 @@ export const buildCallbacks: CallbackBuilder = ({ message: m, response, outcome,
   return out;
 };
 
-/** The JSON body of seed 2.4, in its field order. Optional fields are omitted when unset (reference §0). */
+/**
+ * The JSON body of docs/callbacks.md "Body", in its field order. Optional fields are omitted when unset
+ * (docs/messaging.md "Wire conventions").
+ */
 export function callbackBody(m: Message, r: AttemptResponse): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    // A network error or timeout has no HTTP status: 0, with the cause in `error` (an addition to seed 2.4).
+    // A network error or timeout has no HTTP status: 0, with the cause in `error` (an addition to docs/callbacks.md
+    // "Body").
     status: r.status ?? 0,
     header: r.headers,
-    // Already truncated to the account's max_message_size by the HTTP client (seed 3.3 rule 7).
+    // Already truncated to the account's max_message_size by the HTTP client (docs/callbacks.md "When they are
+    // called").
     body: r.body.toString("base64"),
     retried: m.retried,
     maxRetries: m.spec.retries,

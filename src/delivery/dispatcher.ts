@@ -4,10 +4,10 @@ import type { Clock } from "../domain/clock.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
-import type { Dialect } from "../http/dialect.js";
-import type { Loop } from "../maintenance/loop.js";
-import { limitsOf } from "../services/accounts.js";
-import type { Account, Store } from "../store/store.js";
+import type { Dialect } from "../domain/dialect.js";
+import type { PlanBook } from "../domain/plans.js";
+import type { Account } from "../domain/records.js";
+import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
@@ -19,6 +19,8 @@ export interface DispatcherDeps {
   clock: Clock;
   config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs" | "destinationConcurrency">;
   dialect: Dialect;
+  /** The plan table in force: an attempt's timeout and response size come from the account's plan. */
+  plans: PlanBook;
   log: Logger;
   nodeId: string;
   http: HttpClient;
@@ -35,18 +37,20 @@ const MAX_CLAIM = 500;
 
 /**
  * The delivery engine of one node: lease due messages, attempt them, record the outcome.
- * Push, then poll: publishes hand their messages over right after commit (deliverLeased / wake), a timer is armed
+ * Push, then poll: publishes hand their messages over right after commit (deliverLeased / nudge), a timer is armed
  * for the next due message, and a poll every `pollIntervalMs` finds messages that other nodes wrote.
+ * It keeps the loop contract of src/maintenance/loop.ts (start, stop, runOnce, running) without importing it, so that
+ * delivery depends on nothing above it (docs/architecture.md); src/server.ts holds it as a `Loop`.
  */
-export class Dispatcher implements Loop {
+export class Dispatcher {
   private reserved = 0;
   /** Attempts running on this node, by message id: the only leases this node renews. */
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private renewTimer: NodeJS.Timeout | undefined;
-  private wakeScheduled = false;
+  private nudgeScheduled = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** A claim stopped at capacity: the next completion must look for more work. */
@@ -65,8 +69,13 @@ export class Dispatcher implements Loop {
     return this.deps.nodeId;
   }
 
+  /** True between start() and stop(): claiming and renewing leases. */
+  get running(): boolean {
+    return !this.stopped;
+  }
+
   get inFlightCount(): number {
-    return this.running.size;
+    return this.inFlight.size;
   }
 
   start(): void {
@@ -74,7 +83,7 @@ export class Dispatcher implements Loop {
     this.stopped = false;
     const { leaseMs } = this.deps.config;
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
-    this.wake();
+    this.nudge();
   }
 
   /** Stops claiming, then waits for in-flight attempts up to `graceMs`; unfinished ones keep their lease. */
@@ -83,10 +92,10 @@ export class Dispatcher implements Loop {
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
     await this.claiming;
-    if (this.running.size > 0) {
+    if (this.inFlight.size > 0) {
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running.values()]),
+        Promise.allSettled([...this.inFlight.values()]),
         new Promise((resolve) => {
           timeout = setTimeout(resolve, graceMs);
         }),
@@ -95,12 +104,15 @@ export class Dispatcher implements Loop {
     }
   }
 
-  /** Asks for a claim soon; many wakes in one turn become one claim. */
-  wake(): void {
-    if (this.stopped || this.wakeScheduled) return;
-    this.wakeScheduled = true;
+  /**
+   * Asks for a claim soon; many nudges in one turn become one claim. (Not a flow-control "wake", which releases a
+   * key's wait list: docs/glossary.md.)
+   */
+  nudge(): void {
+    if (this.stopped || this.nudgeScheduled) return;
+    this.nudgeScheduled = true;
     setImmediate(() => {
-      this.wakeScheduled = false;
+      this.nudgeScheduled = false;
       void this.runOnce();
     });
   }
@@ -125,7 +137,7 @@ export class Dispatcher implements Loop {
   deliverLeased(messages: Message[], reservedCount: number, account?: Account): void {
     this.reserved -= reservedCount;
     for (const m of messages) this.launch(m, account);
-    if (messages.length < reservedCount) this.wake();
+    if (messages.length < reservedCount) this.nudge();
   }
 
   runOnce(): Promise<void> {
@@ -181,7 +193,7 @@ export class Dispatcher implements Loop {
   private freeSlots(): number {
     const { deliveryConcurrency } = this.deps.config;
     const waiting = this.gate.waiting;
-    const sending = this.running.size - waiting;
+    const sending = this.inFlight.size - waiting;
     return Math.min(deliveryConcurrency - sending, WAITING_PER_SLOT * deliveryConcurrency - waiting) - this.reserved;
   }
 
@@ -212,20 +224,20 @@ export class Dispatcher implements Loop {
       // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
-        this.running.delete(m.id);
+        this.inFlight.delete(m.id);
         if (this.starved) {
           this.starved = false;
-          this.wake();
+          this.nudge();
         }
       });
-    this.running.set(m.id, run);
+    this.inFlight.set(m.id, run);
   }
 
   private async attempt(m: Message, known?: Account): Promise<void> {
     const { store, clock, http, dialect } = this.deps;
     const account = known ?? (await store.accountGet({ id: m.accountId }));
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
-    const limits = limitsOf(account);
+    const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     const release = await this.gate.acquire(m.url);
     // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
@@ -259,17 +271,17 @@ export class Dispatcher implements Loop {
     const mayReleaseWaiting =
       m.spec.flowControl !== undefined || limits.max_global_parallelism <= this.deps.config.deliveryConcurrency;
     if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined || mayReleaseWaiting) {
-      this.wake();
+      this.nudge();
     }
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.running.size === 0) return;
+    if (this.inFlight.size === 0) return;
     const now = this.deps.clock.now();
     try {
       await this.deps.store.messageRenewLeases({
         owner: this.owner,
-        ids: [...this.running.keys()],
+        ids: [...this.inFlight.keys()],
         leaseUntil: now + this.deps.config.leaseMs,
       });
     } catch (error) {

@@ -3,7 +3,7 @@ import { type LogDetails, type LogEntry, logEntry } from "../domain/log.js";
 import type { AttemptResponse, Message, NewMessage } from "../domain/message.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { compileRetryDelay } from "../domain/retry-delay.js";
-import type { Outcome } from "../store/store.js";
+import type { Outcome } from "../domain/records.js";
 
 /** Builds the callback / failure-callback messages of one attempt (callbacks are ordinary messages). */
 export type CallbackBuilder = (p: {
@@ -21,7 +21,7 @@ export interface Decision {
 
 const isSuccess = (r: AttemptResponse) => r.status !== undefined && r.status >= 200 && r.status < 300;
 
-/** 489 with `Svc-NonRetryable-Error: true` fails the message at once (reference §5.1). */
+/** 489 with `Svc-NonRetryable-Error: true` fails the message at once (docs/messaging.md "Retries"). */
 function isNonRetryable(r: AttemptResponse, headerName: string): boolean {
   return r.status === 489 && r.headers[headerName]?.[0]?.trim().toLowerCase() === "true";
 }

@@ -1,9 +1,9 @@
 import { flattenHeaders } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import { signDelivery } from "../domain/signing.js";
-import type { Dialect } from "../http/dialect.js";
+import type { Dialect } from "../domain/dialect.js";
 
-/** The headers a destination receives (reference §5.3), signed with the account's current key. */
+/** The headers a destination receives (docs/messaging.md "Publish"), signed with the account's current key. */
 export function deliveryHeaders(p: {
   message: Message;
   signingKey: string;

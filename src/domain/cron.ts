@@ -2,7 +2,7 @@ import { Cron } from "croner";
 import { invalidField } from "../errors.js";
 
 /**
- * Cron expressions of schedules (reference §1.5): 5 standard fields evaluated in UTC, an optional
+ * Cron expressions of schedules (docs/schedules.md): 5 standard fields evaluated in UTC, an optional
  * `CRON_TZ=<IANA zone> ` prefix, minute resolution, surrounding whitespace trimmed. Parsing and next-run computation
  * are croner's; this module only adds the prefix, the field count and Ferry's error messages.
  */

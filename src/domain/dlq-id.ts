@@ -2,7 +2,7 @@
 export const IDS_PER_MS = 1 << 20;
 
 /**
- * DLQ ids keep the Redis-stream-like form `<ms>-<seq>` (reference §1.8, docs/dlq.md) and are unique across every
+ * DLQ ids keep the Redis-stream-like form `<ms>-<seq>` (docs/dlq.md) and are unique across every
  * node on one database by construction, not by chance:
  * - `seq` = node × 2^20 + n, with n < 2^20, so `seq` decodes to exactly one (node, n);
  * - `node` is handed out once per process by the database (nodeNumberTake), so no two processes share it;

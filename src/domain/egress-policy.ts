@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Where deliveries, callbacks and failure callbacks may connect (reference §14.8, FERRY_DESTINATION_ALLOW).
+ * Where deliveries, callbacks and failure callbacks may connect (docs/configuration.md FERRY_DESTINATION_ALLOW).
  * Entries are CIDRs (`127.0.0.0/8`, `::1/128`), single addresses, host names (`hooks.example.com`) or wildcard
  * names (`*.example.com`). Without a list everything is allowed except the cloud-metadata ranges, which always need
  * an explicit entry inside them. Addresses are checked after resolution, on the address actually connected to, so

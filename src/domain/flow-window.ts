@@ -2,7 +2,7 @@ import type { FlowControlSpec } from "./flow-control-value.js";
 import { isPlanName, plans } from "./plans.js";
 
 /**
- * Pure flow-control decisions (seed 2.6, reference §1.11). The store keeps the state and calls these inside its
+ * Pure flow-control decisions (docs/flow-control.md). The store keeps the state and calls these inside its
  * claim transaction, so the limits hold across every node that shares the database.
  *
  * Rate windows are fixed windows that start at the first start after the previous window ended (not aligned to
@@ -91,7 +91,7 @@ export function nextWakeAt(s: FlowKeyState, now: number): number | undefined {
 
 /**
  * A message's own Svc-Flow-Control-Value updates the key's configuration, except for the pinned parts
- * (reference §1.11: "incoming messages can no longer change it"). The rate part is `rate` with its `period`.
+ * (docs/flow-control.md: "incoming messages can no longer change it"). The rate part is `rate` with its `period`.
  */
 export function mergeConfig(current: FlowLimits, incoming: FlowControlSpec, pins: FlowPins): FlowLimits {
   const next: FlowLimits = { periodSec: pins.pinnedRate ? current.periodSec : incoming.periodSec };

@@ -2,7 +2,7 @@ import type { HeaderMap } from "./headers.js";
 import type { LogState, Message } from "./message.js";
 import { redactedValue, redactHeaders } from "./redact.js";
 
-/** Transition-specific fields of a log entry (reference §3.2); stored as JSON. */
+/** Transition-specific fields of a log entry (docs/messaging.md "Messages and logs"); stored as JSON. */
 export interface LogDetails {
   error?: string;
   nextDeliveryTime?: number;

@@ -2,7 +2,7 @@ import type { HeaderMap } from "./headers.js";
 import type { RedactSpec } from "./redact.js";
 
 /**
- * Internal states of a row in the hot `messages` table. Public log states (reference §4.1) are a superset:
+ * Internal states of a row in the hot `messages` table. Public log states (docs/states.md) are a superset:
  * DELIVERED, FAILED and CANCELED rows leave the table, and their history lives in the log.
  * - CREATED: accepted, waiting for its first attempt (possibly delayed).
  * - RETRY: a failed attempt is behind it; the next is due at `dueAt`.
@@ -97,5 +97,3 @@ export interface AttemptResponse {
   body: Buffer;
   error?: string;
 }
-
-export const labelsOf = (m: { spec: MessageSpec }): string[] => m.spec.labels ?? [];

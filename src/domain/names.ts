@@ -1,6 +1,6 @@
 import { invalidField } from "../errors.js";
 
-/** Queue, URL-group and schedule names: alphanumerics, `-`, `_`, `.` (seed "Input rules"). */
+/** Queue, URL-group and schedule names: alphanumerics, `-`, `_`, `.` (docs/messaging.md "Names"). */
 const NAME = /^[A-Za-z0-9._-]+$/;
 
 /** Longest accepted name; long enough for generated ids, short enough to keep indexes and logs tidy. */

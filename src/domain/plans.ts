@@ -1,6 +1,6 @@
 /**
- * Plan limits of a messaging account (seed 2.2, reference §6.3). Where the reference has `?`, a value between the
- * known columns was chosen. Every value can be overridden per plan with FERRY_PLAN_<PLAN>_<FIELD> (see config).
+ * Plan limits of a messaging account (docs/management.md "Plan limits"). Where the reference has `?`, a value between
+ * the known columns was chosen. Every value can be overridden per plan with FERRY_PLAN_<PLAN>_<FIELD> (see config).
  */
 export interface PlanLimits {
   max_message_size: number;
@@ -158,6 +158,21 @@ export function isLimitField(name: string): name is keyof PlanLimits {
 
 /** Configured per-plan values that replace the built-in ones (FERRY_PLAN_<PLAN>_<FIELD>). */
 export type PlanOverrides = Partial<Record<PlanName, Partial<PlanLimits>>>;
+
+/**
+ * The plan table in force: the built-in limits with FERRY_PLAN_<PLAN>_<FIELD> overrides applied. One is built per
+ * server and held by the services object (never a module-level variable), so two servers in one process may run
+ * different tables.
+ */
+export interface PlanBook {
+  /** The one place an account's limits come from; an unknown plan name gets the pay-as-you-go limits. */
+  limitsOf(account: { plan: PlanName }): PlanLimits;
+}
+
+export function planBook(overrides: PlanOverrides = {}): PlanBook {
+  const table = planTable(overrides);
+  return { limitsOf: (account) => table[account.plan] ?? table.paid };
+}
 
 /** The built-in table with the overrides applied; plans without overrides keep their built-in limits. */
 export function planTable(overrides: PlanOverrides): Record<PlanName, PlanLimits> {

@@ -81,8 +81,8 @@ export function parseHttpUrl(value: string, field: string): string {
 }
 
 /**
- * Reads every publish configuration header (reference §2) into a validated spec. Pure: limits and time are
- * passed in. Unknown `Svc-*` headers (such as the SDKs' telemetry) are ignored and never forwarded.
+ * Reads every publish configuration header (docs/messaging.md "Publish") into a validated spec. Pure: limits and time
+ * are passed in. Unknown `Svc-*` headers (such as the SDKs' telemetry) are ignored and never forwarded.
  */
 export function parsePublishConfig(
   source: ConfigSource,

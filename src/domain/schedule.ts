@@ -3,7 +3,7 @@ import { type CronExpression, nextTickAfter } from "./cron.js";
 import type { MessageSpec } from "./message.js";
 
 /**
- * A schedule (reference §1.5, record §3.4): a publish configuration that a cron expression triggers. Each tick
+ * A schedule (docs/schedules.md): a publish configuration that a cron expression triggers. Each tick
  * publishes one ordinary message per target carrying `scheduleId`.
  */
 export interface Schedule {
@@ -40,7 +40,7 @@ export interface Schedule {
   revision: string;
 }
 
-/** What `lastScheduleStates` shows per message of the last tick (reference §3.4). */
+/** What `lastScheduleStates` shows per message of the last tick (docs/schedules.md "Schedule record"). */
 export type ScheduleMessageState = "IN_PROGRESS" | "SUCCESS" | "FAIL";
 
 export interface ScheduleWithStates extends Schedule {
@@ -61,7 +61,7 @@ export function scheduleMessageState(
   return undefined;
 }
 
-/** Custom schedule ids: alphanumerics, `-`, `_`, `.` (reference §1.5). */
+/** Custom schedule ids: alphanumerics, `-`, `_`, `.` (docs/schedules.md). */
 const SCHEDULE_ID = /^[A-Za-z0-9._-]+$/;
 const MAX_SCHEDULE_ID_LENGTH = 256;
 
@@ -90,7 +90,7 @@ export interface TickPlan {
 /**
  * Decides what a due schedule (stored next tick `dueAt` <= `now`) does now: fire once for the latest tick that is
  * at most MISSED_TICK_GRACE_MS old, skip every older one, and move the stored tick past `now`. A paused schedule's
- * ticks pass without firing (reference: "while paused, cron triggers are ignored"). Pure: `now` is given.
+ * ticks pass without firing (docs/schedules.md "Paused schedules"). Pure: `now` is given.
  */
 export function planDueTick(cron: CronExpression, dueAt: number, now: number, paused: boolean): TickPlan {
   const windowStart = now - MISSED_TICK_GRACE_MS;

@@ -1,6 +1,6 @@
 /**
- * Search indexes (seed 2.1, reference §10.1). Ferry keeps their records and credentials; it does not run a vector
- * engine, so the limits below describe the plan an index is on. Reference values: pay-as-you-go comes from the
+ * Search indexes (docs/management.md "Search indexes"). Ferry keeps their records and credentials; it does not run a
+ * vector engine, so the limits below describe the plan an index is on. Reference values: pay-as-you-go comes from the
  * docs example; free and fixed were not published and are chosen to sit below and above it.
  */
 export const searchTypes = ["free", "payg", "fixed"] as const;
@@ -28,7 +28,7 @@ export interface SearchIndex {
 
 export interface SearchLimits {
   max_vector_count: number;
-  /** -1 means unlimited for the monthly/daily counters and bandwidth (seed 2.1). */
+  /** -1 means unlimited for the monthly/daily counters and bandwidth (docs/management.md "Search indexes"). */
   max_monthly_reranks: number;
   max_daily_updates: number;
   max_daily_queries: number;

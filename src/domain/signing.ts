@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { newJwtId } from "./ids.js";
 
 /**
- * The `Svc-Signature` JWT (reference §8): HS256 over the UTF-8 bytes of the signing key itself,
+ * The `Svc-Signature` JWT (docs/messaging.md "Signing keys"): HS256 over the UTF-8 bytes of the signing key itself,
  * claims iss, sub (the exact target URL), iat, exp = iat + 300, nbf = 0 (present), jti, body.
  * Written on node:crypto rather than jose because it runs once per delivery attempt and jose's WebCrypto path
  * costs an async key import per call; the tests verify every signature with jose.

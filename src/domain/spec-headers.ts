@@ -6,7 +6,7 @@ export type ConfigHeaders = Record<string, string | string[]>;
 /**
  * The inverse of parsePublishConfig: the lower-case configuration headers that would publish a message with this
  * spec. A DLQ retry lays the retry request's own `Svc-*` headers over these and parses the result, so every
- * override is validated exactly like a publish (reference §1.8). Delay and deduplication are not carried over:
+ * override is validated exactly like a publish (docs/dlq.md). Delay and deduplication are not carried over:
  * a retry is a new message, due now.
  */
 export function specToConfigHeaders(spec: MessageSpec, prefixLower: string): ConfigHeaders {

@@ -1,5 +1,5 @@
 /**
- * Time arithmetic of usage statistics (seed 2.3, reference §10.3), pure: every function takes `now`.
+ * Time arithmetic of usage statistics (docs/management.md "Usage statistics"), pure: every function takes `now`.
  * Every period has 60 points at even steps (1h: one a minute), 30d has 240 at 3-hour steps. Steps are aligned to
  * multiples of the step since the Unix epoch and the last point holds the current, partial step.
  */

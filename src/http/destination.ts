@@ -1,5 +1,4 @@
-import type { ConfigSource } from "../domain/publish-config.js";
-import type { Dialect } from "./dialect.js";
+import type { Dialect } from "../domain/dialect.js";
 
 function decode(s: string): string {
   try {
@@ -12,8 +11,8 @@ function decode(s: string): string {
 /**
  * Splits a raw request URL into the destination and the configuration query parameters.
  * SDKs put the destination raw after the route prefix, and the request's query string belongs to the destination
- * (reference §0): only `svc_token` and `svc-*` keys are taken out; every other pair is kept byte for byte.
- * `rest` is the raw URL after the route prefix (e.g. after `/v2/publish/`).
+ * (docs/messaging.md "Wire conventions"): only `svc_token` and `svc-*` keys are taken out; every other pair is kept
+ * byte for byte. `rest` is the raw URL after the route prefix (e.g. after `/v2/publish/`).
  */
 export function splitDestination(rest: string, dialect: Dialect): { destination: string; config: Map<string, string> } {
   const q = rest.indexOf("?");
@@ -44,8 +43,4 @@ export function configQuery(query: Record<string, unknown>, dialect: Dialect): M
     if (k.startsWith(dialect.prefixLower)) config.set(k, Array.isArray(value) ? String(value[0]) : String(value));
   }
   return config;
-}
-
-export function configSource(headers: ConfigSource["headers"], config: Map<string, string>): ConfigSource {
-  return { headers, query: config };
 }

@@ -2,8 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
+import type { PlanBook } from "../domain/plans.js";
 import { AppError } from "../errors.js";
-import { limitsOf } from "../services/accounts.js";
 
 /**
  * What the server accepts from a client before it cuts the request off (docs/reliability.md, "Ingress limits").
@@ -108,11 +108,11 @@ const ONE_MESSAGE_ROUTES = /^\/v2\/(publish|enqueue|schedules)\//i;
  * it is read, however slowly it is sent. Bodies without a length are read up to the server's body limit and checked
  * when complete; requestTimeout bounds a slow one.
  */
-export function refuseOversizedMessages(messaging: FastifyInstance): void {
+export function refuseOversizedMessages(messaging: FastifyInstance, plans: PlanBook): void {
   messaging.addHook("preParsing", async (request) => {
     const announced = Number(request.headers["content-length"]);
     if (!Number.isFinite(announced) || !ONE_MESSAGE_ROUTES.test(request.url)) return;
-    const max = limitsOf(request.account).max_message_size;
+    const max = plans.limitsOf(request.account).max_message_size;
     if (announced > max) {
       throw new AppError(
         "payload_too_large",

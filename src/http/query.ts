@@ -1,9 +1,9 @@
 import { invalidField } from "../errors.js";
-import type { LogFilter, MessageFilter, Order } from "../store/store.js";
+import type { MessageFilter, Order } from "../store/store.js";
 
 export type Query = Record<string, string | string[] | undefined>;
 
-/** A multi-value filter: repeated keys or one comma-separated value (reference §1.4). */
+/** A multi-value filter: repeated keys or one comma-separated value (docs/messaging.md "Messages and logs"). */
 export function multi(query: Query, key: string): string[] | undefined {
   const raw = query[key];
   if (raw === undefined) return undefined;
@@ -97,10 +97,6 @@ export function messageFilterFromBody(body: Record<string, unknown>): MessageFil
     else query[key] = bodyScalar(value, key);
   }
   return messageFilterFromQuery(query);
-}
-
-export function isEmptyFilter(f: LogFilter): boolean {
-  return Object.keys(f).length === 0;
 }
 
 /** Filters the DLQ accepts (docs/dlq.md); `api` is deprecated and ignored. */

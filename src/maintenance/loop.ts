@@ -1,10 +1,16 @@
 import type { Logger } from "pino";
 
-/** Every background loop has the same contract: start(), an idempotent stop() that waits, and runOnce() for tests. */
+/**
+ * Every background loop has the same contract: start() (idempotent), stop() (idempotent; resolves once the pass in
+ * flight is over), runOnce() for tests and `running` (true between start() and stop(); the test suite fails a file
+ * that leaves one running: test/helpers/leaks.ts). Each loop lives in its own file of src/maintenance/ (the
+ * dispatcher, the delivery engine, in src/delivery/); src/server.ts only wires them.
+ */
 export interface Loop {
   start(): void;
   stop(): Promise<void>;
   runOnce(): Promise<unknown>;
+  readonly running: boolean;
 }
 
 /** Runs `work` every `intervalMs`, never overlapping itself; errors are logged and the loop goes on. */
@@ -18,6 +24,10 @@ export class IntervalLoop implements Loop {
     private readonly work: () => Promise<unknown>,
     private readonly log: Logger,
   ) {}
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
 
   start(): void {
     if (this.timer) return;

@@ -18,6 +18,10 @@ export class SchedulerLoop implements Loop {
     private readonly intervalMs: number,
   ) {}
 
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {

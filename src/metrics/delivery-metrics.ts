@@ -1,5 +1,5 @@
 import type { Message } from "../domain/message.js";
-import type { Outcome } from "../store/store.js";
+import type { Outcome } from "../domain/records.js";
 import {
   attemptDuration,
   callbacks,

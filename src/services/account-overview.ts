@@ -1,6 +1,5 @@
 import { type PlanLimits, UNLIMITED } from "../domain/plans.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
 const DAY_MS = 86_400_000;
@@ -35,7 +34,7 @@ export async function accountOverview(
 ): Promise<AccountOverview> {
   const now = services.clock.now();
   const day = now - (now % DAY_MS);
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   const limit = Math.min(limits.max_requests_per_day, limits.max_requests_per_day_hard);
   const unlimited = limit >= UNLIMITED;
   const [activity, today] = await Promise.all([

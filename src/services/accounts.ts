@@ -1,28 +1,16 @@
 import type { Config } from "../config.js";
 import { newSecret, newSigningKey, newUuid } from "../domain/ids.js";
-import { type PlanLimits, type PlanName, type PlanOverrides, planTable, plans } from "../domain/plans.js";
+import type { PlanName } from "../domain/plans.js";
 import { AppError } from "../errors.js";
-import type { Account, AccountPatch, Store } from "../store/store.js";
-
-/** Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (reference §0). */
-export function makeToken(id: string, password: string): string {
-  return Buffer.from(JSON.stringify({ UserID: id, Password: password })).toString("base64");
-}
-
-/** The plan table in force: the built-in limits with FERRY_PLAN_<PLAN>_<FIELD> overrides applied. */
-let planLimits: Record<PlanName, PlanLimits> = plans;
+import type { Account, AccountPatch } from "../domain/records.js";
+import type { Store } from "../store/store.js";
 
 /**
- * Installs the configured overrides for this process; startFerry and the CLI call it at boot. Process-wide because
- * limitsOf is called from everywhere an account is at hand; one process serves one configuration.
+ * Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (docs/messaging.md "Wire
+ * conventions").
  */
-export function usePlanOverrides(overrides: PlanOverrides): void {
-  planLimits = planTable(overrides);
-}
-
-/** The one place an account's limits come from. */
-export function limitsOf(account: Pick<Account, "plan">): PlanLimits {
-  return planLimits[account.plan] ?? planLimits.paid;
+export function makeToken(id: string, password: string): string {
+  return Buffer.from(JSON.stringify({ UserID: id, Password: password })).toString("base64");
 }
 
 /** The first customer's e-mail when FERRY_ADMIN_EMAIL is not set. */

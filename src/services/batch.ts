@@ -1,11 +1,11 @@
 import type { ConfigSource } from "../domain/publish-config.js";
 import { AppError } from "../errors.js";
-import type { Account } from "../store/store.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { type PublishedMessage, publish, resolveTargets } from "./publish.js";
 import { ensureQueue } from "./queues.js";
 
-/** One parsed batch item (reference §1.3): a publish, or an enqueue when `queueName` is set. */
+/** One parsed batch item (docs/batch.md): a publish, or an enqueue when `queueName` is set. */
 export interface BatchItem {
   destination: string;
   source: ConfigSource;

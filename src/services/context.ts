@@ -2,9 +2,11 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
 import type { HeaderMap } from "../domain/headers.js";
-import type { Dispatcher } from "../delivery/dispatcher.js";
-import type { Dialect } from "../http/dialect.js";
-import type { Account, Store } from "../store/store.js";
+import type { Message } from "../domain/message.js";
+import type { PlanBook } from "../domain/plans.js";
+import type { Dialect } from "../domain/dialect.js";
+import type { Account } from "../domain/records.js";
+import type { Store } from "../store/store.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 /** One delivery target of a publish: a URL, or one endpoint of a URL group. */
@@ -19,14 +21,33 @@ export interface GroupResolver {
   resolve(account: Account, name: string): Promise<{ targets: PublishTarget[]; defaultHeaders: HeaderMap }>;
 }
 
-/** Everything a use case needs; built once in main.ts (and by the test helpers). */
+/**
+ * What the use cases need of the delivery engine (src/delivery/dispatcher.ts implements it). Declared here, on the
+ * services' side, so that services never import delivery: the layers point one way (docs/architecture.md).
+ */
+export interface DeliveryHandoff {
+  /** This node's lease owner id: messages inserted already leased to it are delivered by it. */
+  readonly owner: string;
+  /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
+  reserve(n: number): number;
+  /** Hands over messages inserted leased to this node and returns the reservations that went unused. */
+  deliverLeased(messages: Message[], reservedCount: number, account?: Account): void;
+  /** Asks for a claim soon (docs/glossary.md "nudge"). */
+  nudge(): void;
+  /** A message becomes due at `at`: the engine makes sure it looks by then. */
+  noteDue(at: number): void;
+}
+
+/** Everything a use case needs; built once in server.ts (and by the CLI). */
 export interface Services {
   config: Config;
   store: Store;
   clock: Clock;
   dialect: Dialect;
   log: Logger;
-  dispatcher: Dispatcher;
+  dispatcher: DeliveryHandoff;
+  /** The plan table in force (built-in limits with the configured overrides). */
+  plans: PlanBook;
   groups: GroupResolver;
   version: string;
   /** Starting, running or draining: what /ready reports besides the store. */

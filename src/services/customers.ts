@@ -1,8 +1,8 @@
 import type { Config } from "../config.js";
 import type { PlanName } from "../domain/plans.js";
 import { AppError, invalidField } from "../errors.js";
-import type { Customer } from "../store/management-store.js";
-import type { Account, Store } from "../store/store.js";
+import type { Account, Customer } from "../domain/records.js";
+import type { Store } from "../store/store.js";
 import { type BootstrapResult, DEFAULT_ADMIN_EMAIL, ensureDefaultAccount, newAccount } from "./accounts.js";
 import { decoyHash, hashApiKey, newApiKey, verifyApiKey } from "./credentials.js";
 

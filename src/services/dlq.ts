@@ -2,13 +2,13 @@ import type { ConfigSource } from "../domain/publish-config.js";
 import { parsePublishConfig } from "../domain/publish-config.js";
 import { specToConfigHeaders } from "../domain/spec-headers.js";
 import { notFound } from "../errors.js";
-import type { DlqEntry, DlqFilter } from "../store/store-dlq.js";
-import type { Account, InsertItem, Order } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account, DlqEntry } from "../domain/records.js";
+import type { DlqFilter } from "../store/store-dlq.js";
+import type { InsertItem, Order } from "../store/store.js";
 import type { Services } from "./context.js";
 import { buildMessages } from "./publish.js";
 
-/** Dead letter queue use cases (reference §1.8). */
+/** Dead letter queue use cases (docs/dlq.md). */
 
 export function listDlq(
   services: Services,
@@ -99,7 +99,7 @@ async function retryEntries(
   overrides: ConfigSource,
 ): Promise<RetryResult[]> {
   const { store, clock, config, dialect, dispatcher } = services;
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   const now = clock.now();
   const items: InsertItem[] = entries.map((entry) => {
     const m = entry.message;
@@ -130,7 +130,7 @@ async function retryEntries(
   await store.dlqDelete({ accountId: account.id, filter: { dlqIds: entries.map((e) => e.dlqId) } });
   for (const r of results) {
     if (!r.message) continue;
-    if (r.message.dueAt <= now) dispatcher.wake();
+    if (r.message.dueAt <= now) dispatcher.nudge();
     else dispatcher.noteDue(r.message.dueAt);
   }
   return results.map((r) => ({ messageId: r.messageId, deduplicated: r.deduplicated }));

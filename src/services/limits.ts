@@ -1,21 +1,20 @@
-import { UNLIMITED } from "../domain/plans.js";
+import { type PlanBook, UNLIMITED } from "../domain/plans.js";
 import { AppError } from "../errors.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
 const DAY_MS = 86_400_000;
 
 /**
- * The daily quota of publish-type calls (publish, enqueue, batch: reference §6.2): `n` messages about to be
- * accepted are counted against the account's UTC day in the store, atomically, before they are written, so the
- * quota holds across every node sharing the database. The lower of max_requests_per_day and
- * max_requests_per_day_hard applies (the soft limit is the one the hosted service answers 429 to; an operator who
- * sets the hard one lower gets the lower). Unlimited plans skip the check and its write.
- * Callbacks and schedule triggers are not refused here: no client waits for them.
+ * The daily quota of publish-type calls (publish, enqueue, batch: docs/messaging.md "Limits and rate limiting"): `n`
+ * messages about to be accepted are counted against the account's UTC day in the store, atomically, before they are
+ * written, so the quota holds across every node sharing the database. The lower of max_requests_per_day and
+ * max_requests_per_day_hard applies (the soft limit is the one the hosted service answers 429 to; an operator who sets
+ * the hard one lower gets the lower). Unlimited plans skip the check and its write. Callbacks and schedule triggers are
+ * not refused here: no client waits for them.
  */
 export async function enforceDailyQuota(services: Services, account: Account, n: number): Promise<void> {
-  const limits = limitsOf(account);
+  const limits = services.plans.limitsOf(account);
   const limit = Math.min(limits.max_requests_per_day, limits.max_requests_per_day_hard);
   if (limit >= UNLIMITED || n === 0) return;
   const now = services.clock.now();
@@ -40,11 +39,13 @@ export async function enforceDailyQuota(services: Services, account: Account, n:
  * limit in one second; the daily quota, which is what is billed, is exact.
  */
 export class BurstLimiter {
+  constructor(private readonly plans: PlanBook) {}
+
   private readonly windows = new Map<string, { second: number; count: number }>();
 
   /** Counts one request; throws 429 with only the Burst-RateLimit-* headers when the second's budget is spent. */
   take(account: Account, now: number): void {
-    const limit = limitsOf(account).max_requests_per_second;
+    const limit = this.plans.limitsOf(account).max_requests_per_second;
     if (limit >= UNLIMITED) return;
     const second = Math.floor(now / 1000);
     let w = this.windows.get(account.id);
@@ -54,7 +55,8 @@ export class BurstLimiter {
       this.windows.set(account.id, w);
     }
     if (w.count >= limit) {
-      // No RateLimit-* here: the SDKs tell a daily-quota 429 from a burst 429 by RateLimit-Limit (reference §6.2).
+      // No RateLimit-* here: the SDKs tell a daily-quota 429 from a burst 429 by RateLimit-Limit (docs/messaging.md
+      // "Limits and rate limiting").
       throw new AppError("rate_limited", `burst rate limit exceeded: max_requests_per_second is ${limit}`, {
         "Burst-RateLimit-Limit": String(limit),
         "Burst-RateLimit-Remaining": "0",

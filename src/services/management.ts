@@ -1,8 +1,7 @@
 import { newSecret } from "../domain/ids.js";
 import type { PlanName } from "../domain/plans.js";
-import { invalidField, notFound } from "../errors.js";
-import type { Customer } from "../store/management-store.js";
-import type { Account } from "../store/store.js";
+import { notFound } from "../errors.js";
+import type { Account, Customer } from "../domain/records.js";
 import { makeToken } from "./accounts.js";
 import type { Services } from "./context.js";
 
@@ -46,11 +45,8 @@ export function setPlan(services: Services, account: Account, plan: PlanName): P
   });
 }
 
-/** Monthly budget in dollars: 0 (no limit) or 20..10000 (reference §10.2). */
-export function setBudget(services: Services, account: Account, budget: unknown): Promise<Account> {
-  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
-    throw invalidField("budget", "must be 0 or an integer in 20..10000");
-  }
+/** Monthly budget in dollars: 0 (no limit) or 20..10000, checked by the route (src/http/routes/management-accounts.ts). */
+export function setBudget(services: Services, account: Account, budget: number): Promise<Account> {
   return services.store.accountUpdate({ id: account.id, patch: { budget } });
 }
 

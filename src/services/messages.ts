@@ -1,5 +1,6 @@
 import { notFound } from "../errors.js";
-import type { Account, LogFilter, MessageFilter, Order } from "../store/store.js";
+import type { Account } from "../domain/records.js";
+import type { LogFilter, MessageFilter, Order } from "../store/store.js";
 import type { Services } from "./context.js";
 
 export async function getMessage(services: Services, account: Account, id: string) {
@@ -15,7 +16,7 @@ export async function cancelMessage(services: Services, account: Account, id: st
   return cancelled;
 }
 
-/** `messageIds`, when given, overrides every other filter (reference §1.4). */
+/** `messageIds`, when given, overrides every other filter (docs/messaging.md "Messages and logs"). */
 export async function cancelMessages(services: Services, account: Account, filter: MessageFilter, count?: number) {
   const effective = filter.messageIds ? { messageIds: filter.messageIds } : filter;
   const p: Parameters<typeof services.store.messageCancel>[0] = {
@@ -26,11 +27,11 @@ export async function cancelMessages(services: Services, account: Account, filte
   if (count !== undefined) p.count = count;
   const cancelled = await services.store.messageCancel(p);
   // A cancelled queue message frees its slot: the next one of its queue may be due now.
-  if (cancelled > 0) services.dispatcher.wake();
+  if (cancelled > 0) services.dispatcher.nudge();
   return cancelled;
 }
 
-/** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (reference §4.1). */
+/** IN_PROGRESS is ACTIVE ∪ RETRY ∪ ERROR; both spellings of CANCELED are accepted (docs/states.md). */
 export function expandStates(states: string[] | undefined): string[] | undefined {
   if (!states) return undefined;
   return [

@@ -4,8 +4,8 @@ import { newMessageId } from "../domain/ids.js";
 import type { NewMessage } from "../domain/message.js";
 import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig } from "../domain/publish-config.js";
 import { AppError, invalidField } from "../errors.js";
-import type { Account, InsertItem } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
+import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
@@ -100,7 +100,8 @@ export function buildMessages(
       parsed.dedupId !== undefined ? `id:${parsed.dedupId}` : contentKey ? `content:${contentKey}` : undefined;
     if (dedup !== undefined) {
       message.dedupId = parsed.dedupId ?? contentKey!;
-      // Per endpoint: one endpoint of a group may be a duplicate while another is not (reference §7).
+      // Per endpoint: one endpoint of a group may be a duplicate while another is not (docs/messaging.md
+      // "Deduplication").
       item.dedupKey = `${dedup}|${t.url}`;
     }
     return item;
@@ -124,7 +125,7 @@ export async function publish(services: Services, input: PublishInput): Promise<
 
 async function publishOnce(services: Services, input: PublishInput): Promise<PublishedMessage[]> {
   const { store, clock, config, dialect, dispatcher } = services;
-  const limits = limitsOf(input.account);
+  const limits = services.plans.limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {
     throw new AppError(
       "payload_too_large",
@@ -159,7 +160,7 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   dispatcher.deliverLeased(leased, reserved, input.account);
   for (const r of results) {
     if (r.message && r.message.leaseOwner === undefined) {
-      if (r.message.dueAt <= now) dispatcher.wake();
+      if (r.message.dueAt <= now) dispatcher.nudge();
       else dispatcher.noteDue(r.message.dueAt);
     }
   }

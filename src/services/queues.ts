@@ -1,34 +1,31 @@
 import { validName } from "../domain/names.js";
-import { parseBool } from "../domain/publish-config.js";
-import { invalidField, notFound, quotaExceeded } from "../errors.js";
-import type { Queue } from "../store/queue-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import { notFound, quotaExceeded } from "../errors.js";
+import type { Account, Queue } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { cancelMessages } from "./messages.js";
 import { type PublishedMessage, type PublishInput, publish } from "./publish.js";
 
-/** Queue names follow the common name rule (seed "Input rules"); errors name the field `queueName`. */
+/** Queue names follow the common name rule (docs/messaging.md "Names"); errors name the field `queueName`. */
 export const queueName = (value: unknown): string => validName(value, "queueName");
 
-function maxQueuesError(account: Account) {
-  return quotaExceeded(`max_queues reached: the plan allows ${limitsOf(account).max_queues} queues`);
+function maxQueuesError(services: Services, account: Account) {
+  return quotaExceeded(`max_queues reached: the plan allows ${services.plans.limitsOf(account).max_queues} queues`);
 }
 
-/** Creates the queue with parallelism 1 when it does not exist yet (the enqueue rule, reference §1.2). */
+/** Creates the queue with parallelism 1 when it does not exist yet (the enqueue rule, docs/queues.md). */
 export async function ensureQueue(services: Services, account: Account, name: string): Promise<void> {
   const result = await services.store.queueEnsure({
     accountId: account.id,
     name,
     now: services.clock.now(),
-    maxQueues: limitsOf(account).max_queues,
+    maxQueues: services.plans.limitsOf(account).max_queues,
   });
-  if (result === "max_queues") throw maxQueuesError(account);
+  if (result === "max_queues") throw maxQueuesError(services, account);
 }
 
 /**
  * Enqueue: the publish use case with a queue. Messages are inserted QUEUED and the store promotes the head of the
- * queue in the same transaction; publish wakes the dispatcher for them.
+ * queue in the same transaction; publish nudges the dispatcher for them.
  */
 export async function enqueue(
   services: Services,
@@ -38,35 +35,20 @@ export async function enqueue(
   return publish(services, input);
 }
 
-function parallelismOf(value: unknown): number {
-  if (value === undefined || value === null) return 1;
-  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
-    throw invalidField("parallelism", `${JSON.stringify(value)} must be an integer of at least 1`);
-  }
-  return n;
-}
-
-function pausedOf(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  if (typeof value === "string") return parseBool(value, "paused");
-  throw invalidField("paused", "must be true or false");
+/** What an upsert sets (read from the request body by src/http/bodies/queues.ts). */
+export interface QueueSettings {
+  name: string;
+  parallelism: number;
+  paused: boolean;
 }
 
 /**
- * Upsert `{queueName, parallelism (default 1), paused (default false)}`. 412 over max_parallelism, or for a new
- * queue over max_queues; an existing queue can always be updated (seed 8).
+ * Creates or updates a queue. 412 over max_parallelism, or for a new queue over max_queues; an existing queue can
+ * always be updated (docs/queues.md "Rules").
  */
-export async function upsertQueue(services: Services, account: Account, body: unknown): Promise<void> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidField("body", 'must be a JSON object {"queueName", "parallelism", "paused"}');
-  }
-  const b = body as Record<string, unknown>;
-  const name = queueName(b.queueName);
-  const parallelism = parallelismOf(b.parallelism);
-  const paused = pausedOf(b.paused);
-  const limits = limitsOf(account);
+export async function upsertQueue(services: Services, account: Account, settings: QueueSettings): Promise<void> {
+  const { name, parallelism, paused } = settings;
+  const limits = services.plans.limitsOf(account);
   if (parallelism > limits.max_parallelism) {
     throw quotaExceeded(
       `invalid parallelism: ${parallelism} is above the plan's max_parallelism (${limits.max_parallelism})`,
@@ -80,8 +62,8 @@ export async function upsertQueue(services: Services, account: Account, body: un
     now: services.clock.now(),
     maxQueues: limits.max_queues,
   });
-  if (result === "max_queues") throw maxQueuesError(account);
-  services.dispatcher.wake();
+  if (result === "max_queues") throw maxQueuesError(services, account);
+  services.dispatcher.nudge();
 }
 
 export async function getQueue(services: Services, account: Account, name: string): Promise<Queue> {
@@ -95,7 +77,7 @@ export const listQueues = (services: Services, account: Account): Promise<Queue[
 
 /**
  * Deletes the queue and cancels the messages still in it (each gets its CANCELED log entry; one in flight is
- * cancelled when its attempt ends). Answers normally when the queue does not exist (reference §1.6).
+ * cancelled when its attempt ends). Answers normally when the queue does not exist (docs/queues.md).
  */
 export async function deleteQueue(services: Services, account: Account, name: string): Promise<void> {
   const queue = queueName(name);
@@ -116,5 +98,5 @@ export async function setQueuePaused(services: Services, account: Account, name:
     now: services.clock.now(),
   });
   if (!found) throw notFound(`queue ${queue}`);
-  if (!paused) services.dispatcher.wake();
+  if (!paused) services.dispatcher.nudge();
 }

@@ -17,7 +17,7 @@ function tickConfig(schedule: Schedule, now: number): ParsedConfig {
     spec: schedule.spec,
     delayMs: schedule.delayMs,
     notBefore: schedule.delayMs > 0 ? now + schedule.delayMs : 0,
-    // Messages created by schedules are not deduplicated (reference §1.5).
+    // Messages created by schedules are not deduplicated (docs/schedules.md).
     contentBasedDedup: false,
     raw: () => undefined,
   };
@@ -89,7 +89,7 @@ async function handleDue(services: Services, schedule: Schedule, now: number): P
 
 /**
  * One pass of the scheduler: every schedule whose stored tick is due is fired or skipped, and the dispatcher is
- * woken for what was published. Safe to run on every node at once: the store's claim lets one of them win each tick.
+ * nudged for what was published. Safe to run on every node at once: the store's claim lets one of them win each tick.
  * Returns how many messages were published.
  */
 export async function fireDueSchedules(services: Services): Promise<number> {
@@ -106,7 +106,7 @@ export async function fireDueSchedules(services: Services): Promise<number> {
       }
       for (const m of r.value) {
         published++;
-        if (m.dueAt <= now) dispatcher.wake();
+        if (m.dueAt <= now) dispatcher.nudge();
         else dispatcher.noteDue(m.dueAt);
       }
     }

@@ -5,14 +5,13 @@ import { parsePublishConfig } from "../domain/publish-config.js";
 import { parseScheduleId, type ScheduleWithStates } from "../domain/schedule.js";
 import { AppError, invalidField, notFound, quotaExceeded } from "../errors.js";
 import type { NewSchedule } from "../store/schedule-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { resolveTargets, withDefaults } from "./publish.js";
 
 export interface CreateScheduleInput {
   account: Account;
-  /** A full http(s) URL (query string included) or a URL-group name (reference §1.5). */
+  /** A full http(s) URL (query string included) or a URL-group name (docs/schedules.md). */
   destination: string;
   /** Request headers plus `svc-*` query parameters: every publish header, `Svc-Cron`, `Svc-Schedule-Id`, … */
   source: ConfigSource;
@@ -21,7 +20,7 @@ export interface CreateScheduleInput {
   callerIp: string;
 }
 
-/** Queue names follow the same rule as schedule ids and URL-group names (reference §1.2). */
+/** Queue names follow the same rule as schedule ids and URL-group names (docs/queues.md). */
 const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
 
 /**
@@ -32,7 +31,7 @@ const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
 export async function createSchedule(services: Services, input: CreateScheduleInput): Promise<string> {
   const { store, clock, dialect } = services;
   const field = (name: string) => dialect.header(name);
-  const limits = limitsOf(input.account);
+  const limits = services.plans.limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {
     throw new AppError(
       "payload_too_large",

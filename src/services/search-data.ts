@@ -14,7 +14,8 @@ import { searchUsage } from "./search-usage.js";
 
 /**
  * Use cases of the search data plane (docs/search.md): what each route of an index's endpoint does, with the
- * plan limits of seed 2.1 (src/domain/search.ts). `namespace` is the `{i}` index name inside the endpoint.
+ * plan limits of docs/management.md "Search indexes" (src/domain/search.ts). `namespace` is the `{i}` index name inside
+ * the endpoint.
  */
 
 const DAY_MS = 86_400_000;

@@ -10,12 +10,15 @@ import {
   searchTypes,
 } from "../domain/search.js";
 import { invalidField, notFound } from "../errors.js";
-import type { Customer } from "../store/management-store.js";
+import type { Customer } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
 import type { SearchUsageKind } from "../store/search-document-store.js";
 
-/** Search-index use cases (reference §10.1). Every lookup is scoped to the customer: another's id is a 404. */
+/**
+ * Search-index use cases (docs/management.md "Search indexes"). Every lookup is scoped to the customer: another's id is
+ * a 404.
+ */
 
 const MAX_NAME = 256;
 

@@ -7,7 +7,8 @@ import {
   weekdayNames,
 } from "../domain/stats-period.js";
 import type { UsageBucket } from "../store/management-store.js";
-import type { Account, UsageMetric } from "../store/store.js";
+import type { Account } from "../domain/records.js";
+import type { UsageMetric } from "../store/store.js";
 import type { Services } from "./context.js";
 
 export interface Point {

@@ -1,5 +1,5 @@
 /**
- * Flow-control part of the Store (seed 2.6, reference §1.11). The limits themselves are enforced inside
+ * Flow-control part of the Store (docs/flow-control.md). The limits themselves are enforced inside
  * `messageLeaseDue` (the claim) and `messageInsertMany` (the publish fast path); these methods read and steer the
  * per-key state. Every method that may let waiting messages go sets the key's wake time to `now`, so the next claim
  * on any node releases them: callers should wake their dispatcher afterwards.

@@ -1,12 +1,8 @@
 import type { SearchIndex } from "../domain/search.js";
-import type { Account, UsageMetric } from "./store.js";
+import type { Account, Customer } from "../domain/records.js";
+import type { UsageMetric } from "./store.js";
 
-/** A management-API user: HTTP Basic `email:api_key`. The key is kept only as a salted scrypt hash. */
-export interface Customer {
-  email: string;
-  apiKeyHash: string;
-  createdAt: number;
-}
+export type { Customer } from "../domain/records.js";
 
 /** Usage of one metric summed over one bucket of `usageBuckets` (bucket = index from `from` in `stepMs`). */
 export interface UsageBucket {
@@ -17,8 +13,9 @@ export interface UsageBucket {
 }
 
 /**
- * Storage of the management capability (issue 7): customers, search indexes, usage read-outs and the daily
- * request quota. Merged into `Store`; every method keeps to one params object and takes `now`/days explicitly.
+ * Storage of the management capability (docs/management.md "Storage"): customers, search indexes, usage read-outs
+ * and the daily request quota. Merged into `Store`; every method keeps to one params object and takes `now`/days
+ * explicitly.
  */
 export interface ManagementStore {
   /** Inserts a customer, and its first messaging account when given, in one transaction; false if the e-mail exists. */

@@ -46,7 +46,7 @@ export interface OpsStore {
   opsGauges(p: { now: number }): Promise<StoreGauges>;
   /**
    * Implemented only by a store that runs in a thread of its own: that thread's prom-client registry as JSON
-   * (`registry.getMetricsAsJSON()`), merged into the main thread's at scrape time (src/metrics/scrape.ts).
+   * (`registry.getMetricsAsJSON()`), merged into the main thread's at scrape time (src/http/metrics-scrape.ts).
    */
   metricsOfStoreThread?(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }

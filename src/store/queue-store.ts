@@ -1,23 +1,13 @@
-/**
- * A FIFO queue (reference §1.6). Its messages are rows of the hot `messages` table with `queue_name` set; the
- * first `parallelism` unfinished ones (by arrival) may be attempted, the rest wait in state QUEUED. The rule lives
- * in the store, so it holds when several nodes share one database.
- */
-export interface Queue {
-  name: string;
-  parallelism: number;
-  paused: boolean;
-  createdAt: number;
-  updatedAt: number;
-  /** Messages of the queue not yet delivered or failed (HELD ones, waiting only for callbacks, excluded). */
-  lag: number;
-}
+import type { Queue } from "../domain/records.js";
 
-/** The queue capability of the store (issue 4). Merged into `Store` below, so adapters must implement it. */
+export type { Queue } from "../domain/records.js";
+
+/** The queue capability of the store (docs/queues.md). Merged into `Store` below, so adapters must implement it. */
 export interface QueueStore {
   /**
    * Creates or updates a queue. A new queue is refused when the account already has `maxQueues` queues; an
-   * existing one can always be updated (seed 8). Promotes or holds back its messages in the same transaction.
+   * existing one can always be updated (docs/queues.md "Rules"). Promotes or holds back its messages in the same
+   * transaction.
    */
   queueUpsert(p: {
     accountId: string;

@@ -1,8 +1,8 @@
-import type { Message } from "../domain/message.js";
-import type { DlqResponse, MessageFilter, Order } from "./store.js";
+import type { DlqEntry } from "../domain/records.js";
+import type { MessageFilter, Order } from "./store.js";
 
 /**
- * Dead letter queue capability (reference §1.8, §3.3). Entries are written by `messageFinish` when a message fails
+ * Dead letter queue capability (docs/dlq.md). Entries are written by `messageFinish` when a message fails
  * for good; this interface reads, deletes and trims them. Every operation is a plain statement on shared state, so
  * it holds when several nodes share the database.
  */
@@ -13,17 +13,7 @@ export interface DlqFilter extends Omit<MessageFilter, "host" | "path"> {
   responseStatus?: number[];
 }
 
-export interface DlqEntry {
-  dlqId: string;
-  /** The message as it was when it failed (state and lease fields carry no meaning here). */
-  message: Message;
-  /** Unix ms at which the message entered the DLQ; fromDate/toDate and retention apply to it. */
-  failedAt: number;
-  /** The last failed attempt's response (or its network error). */
-  response: DlqResponse;
-  /** Position of the entry, usable as a list cursor (a page cut short by its size ends at an entry's seq). */
-  seq?: string;
-}
+export type { DlqEntry } from "../domain/records.js";
 
 export interface DlqStore {
   /** One page of entries after `cursor` in the given order; `cursor` is set only when more entries follow. */

@@ -1,6 +1,6 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, NewMessage } from "../domain/message.js";
-import type { PlanName } from "../domain/plans.js";
+import type { Account, AccountPatch, Outcome } from "../domain/records.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { ManagementStore } from "./management-store.js";
@@ -19,6 +19,9 @@ import type { TopicStore } from "./topic-store.js";
  * Capability interfaces for the other issues (DLQ, topics, queues, schedules, flow control, management) extend this
  * one in files of their own.
  */
+// The shared records live in src/domain/records.ts (docs/architecture.md); re-exported for the store's own files.
+export type { Account, AccountPatch, DlqResponse, Outcome } from "../domain/records.js";
+
 export interface StoreCapabilities {
   /**
    * True when exactly one Ferry process uses the database (SQLite): at boot, every lease left by an earlier process
@@ -27,64 +30,10 @@ export interface StoreCapabilities {
   singleNode: boolean;
 }
 
-export interface Account {
-  id: string;
-  customerId: string;
-  token: string;
-  /**
-   * The account's second token, which may only read (docs/errors.md `read_only`). Accounts created by newAccount
-   * always have one and the 008 migration gave every older account one; optional so code that builds an account for
-   * messaging alone (test fixtures) need not invent one.
-   */
-  readOnlyToken?: string;
-  password: string;
-  currentSigningKey: string;
-  nextSigningKey: string;
-  plan: PlanName;
-  state: string;
-  active: boolean;
-  createdAt: number;
-  /**
-   * Fields of the management record (seed 2.2) that the plan cannot derive. Optional so code that builds an
-   * account for messaging alone need not know them; the store always fills them on read.
-   */
-  modifyingState?: string;
-  /** Unix seconds. */
-  lastPlanUpgradeTime?: number;
-  reservedPrice?: number;
-  prodPackEnabled?: boolean;
-  prometheusEnabled?: boolean;
-  /** Set for enterprise accounts: `reserved_type` becomes `enterprise:<id>` and `enterprise.enabled` true. */
-  enterpriseId?: string;
-  region?: string;
-  /** Dollars per month; 0 means no limit. */
-  budget?: number;
-  createdBy?: string;
-}
-
-/** Account fields `accountUpdate` may overwrite. */
-export type AccountPatch = Partial<
-  Pick<
-    Account,
-    | "token"
-    | "readOnlyToken"
-    | "password"
-    | "currentSigningKey"
-    | "nextSigningKey"
-    | "plan"
-    | "state"
-    | "active"
-    | "customerId"
-    | "modifyingState"
-    | "lastPlanUpgradeTime"
-    | "reservedPrice"
-    | "prodPackEnabled"
-    | "prometheusEnabled"
-    | "budget"
-  >
->;
-
-/** Message and log filters (reference §1.4): values of one filter are OR'ed, different filters AND'ed. */
+/**
+ * Message and log filters (docs/messaging.md "Messages and logs"): values of one filter are OR'ed, different filters
+ * AND'ed.
+ */
 export interface MessageFilter {
   messageIds?: string[];
   topicName?: string[];
@@ -129,20 +78,6 @@ export interface InsertResult {
   deduplicated: boolean;
   /** The message as inserted (undefined for a duplicate). */
   message?: Message;
-}
-
-/** What became of one attempt. The delivery engine decides; the store applies it atomically. */
-export type Outcome =
-  | { kind: "delivered" }
-  | { kind: "retry"; dueAt: number }
-  | { kind: "failed"; dlqId: string; response: DlqResponse }
-  | { kind: "canceled" };
-
-export interface DlqResponse {
-  status?: number;
-  headers: Record<string, string[]>;
-  body: Buffer;
-  error?: string;
 }
 
 export interface FinishParams {
@@ -197,7 +132,9 @@ export interface Store
    * nodes starting together on an empty database insert one default account, not one each.
    */
   accountInsertDefault(p: { account: Account }): Promise<boolean>;
-  /** Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account. */
+  /**
+   * Overwrites the given fields (token rotation, configured keys, plan, state, owner …). Returns the updated account.
+   */
   accountUpdate(p: { id: string; patch: AccountPatch }): Promise<Account>;
   /** Signing-key rotation: current ← next, next ← `next`. Returns the updated account. */
   accountRotateKeys(p: { id: string; next: string }): Promise<Account>;

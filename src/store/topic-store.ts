@@ -1,20 +1,7 @@
 import type { HeaderMap } from "../domain/headers.js";
+import type { Topic, TopicEndpoint } from "../domain/records.js";
 
-/** One endpoint of a URL group; its URL is its identity inside the group (reference §1.7, §14.6). */
-export interface TopicEndpoint {
-  url: string;
-  name?: string;
-}
-
-/** A URL group (path word `topics`): endpoints in insertion order and optional default headers. */
-export interface Topic {
-  name: string;
-  createdAt: number;
-  updatedAt: number;
-  endpoints: TopicEndpoint[];
-  /** Default headers applied to every publish to the group (canonical names); absent when none are set. */
-  headers?: HeaderMap;
-}
+export type { Topic, TopicEndpoint } from "../domain/records.js";
 
 /** Why an endpoint upsert was refused; limits are checked inside the write so concurrent nodes cannot overshoot. */
 export type TopicUpsertResult =
@@ -28,7 +15,10 @@ export interface EndpointSelector {
   name?: string;
 }
 
-/** The URL-group capability of the store (issue 4). Merged into `Store` below, so adapters must implement it. */
+/**
+ * The URL-group capability of the store (docs/url-groups.md). Merged into `Store` below, so adapters must implement
+ * it.
+ */
 export interface TopicStore {
   /** Creates the group if missing and adds or updates endpoints (same URL = same endpoint, its name updated). */
   topicAddEndpoints(p: {

@@ -37,7 +37,7 @@ function publish(s: TestServer, destination: string, headers: Record<string, str
 /** Skips a retry backoff without sleeping: moves the injected clock, then asks the dispatcher to look for work. */
 function skip(s: TestServer, c: OffsetClock, ms: number): void {
   c.offsetMs += ms;
-  s.ferry.services.dispatcher.wake();
+  s.ferry.services.dispatcher.nudge();
 }
 
 async function logStates(s: TestServer, messageId: string): Promise<string[]> {

@@ -33,7 +33,7 @@ async function logStates(messageId: string): Promise<string[]> {
 /** Moves the injected clock forward and lets the dispatcher look for due work. */
 function advance(ms: number) {
   clock.offsetMs += ms;
-  server.ferry.services.dispatcher.wake();
+  server.ferry.services.dispatcher.nudge();
 }
 
 /** Polls `read` until `ok` accepts its value (bounded), then returns that value. */

@@ -212,7 +212,7 @@ describe("rate per period", () => {
     expect(message.json.parallelism).toBeUndefined();
 
     clock.offsetMs = DAY_MS + 1000;
-    server.ferry.services.dispatcher.wake();
+    server.ferry.services.dispatcher.nudge();
     await receiver.waitForCount(5);
     const next = await flowKey(server, key);
     expect(next.json).toMatchObject({ rateCount: 2, rateMax: 3 });
@@ -230,7 +230,7 @@ describe("rate per period", () => {
     await receiver.waitForCount(1);
     await receiver.expectQuiet(1500);
     clock.offsetMs = DAY_MS + 1000;
-    server.ferry.services.dispatcher.wake();
+    server.ferry.services.dispatcher.nudge();
     const [, retry] = await receiver.waitForCount(2);
     expect(retry!.headers["svc-retried"]).toBe("1");
   }, 30_000);

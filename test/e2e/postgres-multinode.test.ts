@@ -65,12 +65,12 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     const b = await node({ FERRY_POLL_INTERVAL_MS: "60000" });
     await listening(2);
     // A publishes but cannot deliver: its dispatcher is stopped, so the message is stored unleased and due now.
-    await a.ferry.services.dispatcher.stop();
+    await a.ferry.dispatcher.stop();
     const res = await a.call("POST", `/v2/publish/${receiver.url("/woken")}`, { body: "hello" });
     expect(res.status).toBe(200);
     const got = await receiver.next({ timeoutMs: 10_000 });
     expect(got.headers["svc-message-id"]).toBe(res.json.messageId);
-    expect(b.ferry.services.dispatcher.owner).not.toBe(a.ferry.services.dispatcher.owner);
+    expect(b.ferry.dispatcher.owner).not.toBe(a.ferry.dispatcher.owner);
   });
 
   it("after its connections are cut (pg_terminate_backend), a node reconnects, LISTENs again and serves", async () => {
@@ -88,7 +88,7 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     // The terminated backends are gone (the call above waits for it); both LISTEN connections come back by
     // themselves (backoff from 100 ms).
     await listening(2);
-    await a.ferry.services.dispatcher.stop();
+    await a.ferry.dispatcher.stop();
     const res = await a.call("POST", `/v2/publish/${receiver.url("/after-cut")}`, { body: "again" });
     expect(res.status).toBe(200);
     expect((await receiver.next({ timeoutMs: 10_000 })).headers["svc-message-id"]).toBe(res.json.messageId);
@@ -154,7 +154,7 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     const a = await node();
     await node(); // B: it delivers what A publishes, with the signing key it keeps in its account cache
 
-    await a.ferry.services.dispatcher.stop();
+    await a.ferry.dispatcher.stop();
     const url = receiver.url("/cached");
     await a.call("POST", `/v2/publish/${url}`, { body: "before" });
     const before = await receiver.next({ timeoutMs: 10_000 });
@@ -189,7 +189,7 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     const rotated = await a.call("POST", "/v2/keys/rotate");
     expect(rotated.json.current).toBe(TEST_NEXT_KEY);
     // B delivers (A cannot), with the key A just rotated in.
-    await a.ferry.services.dispatcher.stop();
+    await a.ferry.dispatcher.stop();
     const url = receiver.url("/signed");
     await a.call("POST", `/v2/publish/${url}`, { body: "signed" });
     const got = await receiver.next({ timeoutMs: 10_000 });

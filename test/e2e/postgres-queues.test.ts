@@ -36,7 +36,7 @@ describe.runIf(postgresAvailable())("queues across two nodes on one PostgreSQL d
   const watchDeliverers = () => {
     const seen = new Set<number>();
     const timer = setInterval(() => {
-      nodes.forEach((n, i) => n.ferry.services.dispatcher.inFlightCount > 0 && seen.add(i));
+      nodes.forEach((n, i) => n.ferry.dispatcher.inFlightCount > 0 && seen.add(i));
     }, 1);
     return { stop: () => (clearInterval(timer), seen) };
   };

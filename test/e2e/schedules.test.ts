@@ -236,11 +236,11 @@ describe("firing", () => {
     expect(message.scheduleId).toBe(json.scheduleId);
     expect(message.createdAt).toBeGreaterThanOrEqual(BASE + MIN + SEC);
     expect(message.notBefore - message.createdAt).toBe(30 * SEC);
-    await server.ferry.services.dispatcher.runOnce();
+    await server.ferry.dispatcher.runOnce();
     await r.expectQuiet(200);
 
     setNow(clock, BASE + MIN + 32 * SEC);
-    await server.ferry.services.dispatcher.runOnce();
+    await server.ferry.dispatcher.runOnce();
     const got = await r.next();
     expect(got.headers["svc-message-id"]).toBe(messageId);
   });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { track } from "./leaks.js";
 import { FERRY_BIN } from "./process.js";
 
 export interface DevProcess {
@@ -18,6 +19,7 @@ export function startDev(args: string[], cwd: string, timeoutMs = 30_000): Promi
   let out = "";
   let err = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  track(`ferry dev process ${child.pid}`, () => child.exitCode === null && child.signalCode === null);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");

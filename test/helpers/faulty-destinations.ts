@@ -6,6 +6,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { track } from "./leaks.js";
 
 /**
  * Destinations that misbehave on purpose, each a real server on 127.0.0.1 (docs/reliability.md, "Destination
@@ -42,6 +43,7 @@ export async function rawDestination(onRequest: Handler): Promise<FaultyDestinat
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   dest.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fault`;
+  track(`destination ${dest.url}`, () => server.listening);
   dest.close = () => {
     for (const s of sockets) s.destroy();
     return new Promise((resolve) => server.close(() => resolve()));
@@ -92,6 +94,7 @@ export async function selfSignedDestination(): Promise<FaultyDestination> {
   rmSync(dir, { recursive: true, force: true });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   dest.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/fault`;
+  track(`destination ${dest.url}`, () => server.listening);
   dest.close = () => {
     server.closeAllConnections();
     return new Promise((resolve) => server.close(() => resolve()));
@@ -112,6 +115,7 @@ export async function hangingDestination(): Promise<FaultyDestination & { server
   dest.server.requestTimeout = 0;
   await new Promise<void>((resolve) => dest.server.listen(0, "127.0.0.1", resolve));
   dest.url = `http://127.0.0.1:${(dest.server.address() as AddressInfo).port}/hang`;
+  track(`destination ${dest.url}`, () => dest.server.listening);
   dest.close = () => {
     dest.server.closeAllConnections();
     return new Promise((resolve) => dest.server.close(() => resolve()));

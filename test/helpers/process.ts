@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { track } from "./leaks.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /**
@@ -31,6 +32,7 @@ export function spawnFerry(env: Record<string, string>, timeoutMs = 20_000): Pro
   let out = "";
   let err = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  track(`ferry process ${child.pid}`, () => child.exitCode === null && child.signalCode === null);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { track } from "./leaks.js";
 
 /** What a test destination answers; consumed in order by `respondWith`, then `setDefault` applies. */
 export interface Behavior {
@@ -50,6 +51,7 @@ export class Receiver {
     server.keepAliveTimeout = 60_000;
     const receiver = new Receiver(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    track(`receiver ${receiver.url()}`, () => server.listening);
     return receiver;
   }
 

@@ -6,6 +6,7 @@ import { request } from "undici";
 import { loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
 import { type Ferry, startFerry } from "../../src/server.js";
+import { track } from "./leaks.js";
 import { dropDatabase, freshDatabase, postgresAvailable } from "./postgres.js";
 
 export interface HttpResult {
@@ -116,6 +117,10 @@ export async function startTestServer(
   const options: Parameters<typeof startFerry>[1] = { log: pino({ level: process.env.FERRY_TEST_LOG ?? "silent" }) };
   if (opts.clock) options.clock = opts.clock;
   const ferry = await startFerry(config, options);
+  track(
+    `server ${ferry.url}`,
+    () => ferry.app.server.listening || Object.values(ferry.loops).some((loop) => loop.running),
+  );
   const token = config.token!;
   return {
     ferry,

@@ -206,7 +206,7 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     expect((await store.messageGet({ accountId: "acc-paid", id: second!.messageId }))?.state).toBe("WAITING");
   });
 
-  it("the publish fast path does not wait for a busy account: the message goes through the claim", async () => {
+  it("the publish fast path does not wait long for a busy account: the message goes through the claim", async () => {
     await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-free') ON CONFLICT DO NOTHING");
     const node = await openTransaction();
     await node.query("SELECT 1 FROM flow_accounts WHERE account_id = 'acc-free' FOR UPDATE");
@@ -217,6 +217,26 @@ describe.runIf(postgresAvailable())("flow control on PostgreSQL: several nodes, 
     const [free] = await insert(store, 1, "acc-free", T0, undefined, "node-a");
     expect(free!.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a" });
     expect((await claim(store, "node-b", T0)).map((m) => m.id)).toEqual([busy!.messageId]);
+  });
+
+  it("but a holder that commits within the bound (migration 021) leaves the fast path to the waiting publish", async () => {
+    await sql("INSERT INTO flow_accounts (account_id) VALUES ('acc-free') ON CONFLICT DO NOTHING");
+    // A bound long enough that the test cannot outrun it; new connections (a new node) read it.
+    const name = (await sql<{ name: string }>("SELECT current_database() AS name"))[0]!.name;
+    await sql(`ALTER DATABASE "${name}" SET ferry.fast_path_lock_wait = '60s'`);
+    const patient = await db.more();
+    const node = await openTransaction();
+    await node.query("SELECT 1 FROM flow_accounts WHERE account_id = 'acc-free' FOR UPDATE");
+    const publish = insert(patient, 1, "acc-free", T0, undefined, "node-a");
+    // The publish waits for the row: seen as a backend waiting on a lock (bounded poll).
+    for (let i = 0; i < 200; i++) {
+      const waiting = await sql("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [name]);
+      if (waiting.length > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await node.end("COMMIT");
+    const [started] = await publish;
+    expect(started!.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a" });
   });
 
   it("nor for an account whose row another batch has just updated (its own fast path, a claim)", async () => {

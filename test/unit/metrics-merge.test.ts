@@ -5,7 +5,7 @@ import { Histogram, Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { commitBatchSize } from "../../src/metrics/metrics.js";
 import { collectProcessMetrics } from "../../src/metrics/registry.js";
-import { MetricsScraper } from "../../src/metrics/scrape.js";
+import { MetricsScraper } from "../../src/http/metrics-scrape.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
 import { metricValue, parseMetrics } from "../helpers/metrics.js";

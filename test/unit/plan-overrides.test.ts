@@ -1,9 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { planTable, plans, UNLIMITED } from "../../src/domain/plans.js";
-import { limitsOf, usePlanOverrides } from "../../src/services/accounts.js";
-
-afterEach(() => usePlanOverrides({}));
+import { planBook, planTable, plans, UNLIMITED } from "../../src/domain/plans.js";
 
 describe("FERRY_PLAN_<PLAN>_<FIELD>", () => {
   it("reads overrides per plan and field, including the fixed tiers whose names share a prefix", () => {
@@ -44,11 +41,13 @@ describe("FERRY_PLAN_<PLAN>_<FIELD>", () => {
     }
   });
 
-  it("applies overrides in limitsOf, leaving other plans and fields as built in", () => {
-    expect(limitsOf({ plan: "free" })).toEqual(plans.free);
-    usePlanOverrides({ free: { max_requests_per_day: 50_000 } });
-    expect(limitsOf({ plan: "free" })).toEqual({ ...plans.free, max_requests_per_day: 50_000 });
-    expect(limitsOf({ plan: "paid" })).toEqual(plans.paid);
+  it("applies overrides in the plan book, leaving other plans and fields as built in", () => {
+    expect(planBook().limitsOf({ plan: "free" })).toEqual(plans.free);
+    const book = planBook({ free: { max_requests_per_day: 50_000 } });
+    expect(book.limitsOf({ plan: "free" })).toEqual({ ...plans.free, max_requests_per_day: 50_000 });
+    expect(book.limitsOf({ plan: "paid" })).toEqual(plans.paid);
+    // Each server holds its own book: an earlier one is not changed by a later one.
+    expect(planBook().limitsOf({ plan: "free" })).toEqual(plans.free);
     expect(planTable({}).free).toEqual(plans.free);
     // The built-in table itself is never modified.
     expect(plans.free.max_requests_per_day).toBe(1000);

@@ -1,4 +1,4 @@
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: "object", properties });

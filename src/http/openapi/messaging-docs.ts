@@ -1,4 +1,4 @@
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
@@ -37,7 +37,7 @@ const messageFilters = Object.fromEntries(
 );
 const dlqFilters = Object.fromEntries(DLQ_FILTER_KEYS.map((k) => [k, `Filter: ${k}`]));
 
-/** The publish configuration headers in the running dialect's names (docs: README, reference §1.1). */
+/** The publish configuration headers in the running dialect's names (docs: README, docs/messaging.md "Publish"). */
 function configHeaders(d: Dialect): Record<string, string> {
   const h = (name: string, description: string): [string, string] => [d.key(name), description];
   return Object.fromEntries([

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "../../errors.js";
 import { authenticate } from "../../services/accounts.js";
 import type { Services } from "../../services/context.js";
-import type { Account } from "../../store/store.js";
+import type { Account } from "../../domain/records.js";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { authenticateCustomer } from "../../services/customers.js";
 import type { Services } from "../../services/context.js";
-import type { Customer } from "../../store/management-store.js";
+import type { Customer } from "../../domain/records.js";
 
 declare module "fastify" {
   interface FastifyRequest {

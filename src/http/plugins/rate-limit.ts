@@ -7,7 +7,7 @@ import { BurstLimiter } from "../../services/limits.js";
  * after requireMessagingToken: it counts per authenticated account.
  */
 export function limitMessagingBursts(app: FastifyInstance, services: Services): void {
-  const limiter = new BurstLimiter();
+  const limiter = new BurstLimiter(services.plans);
   app.addHook("onRequest", async (request) => {
     limiter.take(request.account, services.clock.now());
   });

@@ -5,7 +5,7 @@ import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 import { splitDestination } from "../destination.js";
 import { publishedView } from "./publish.js";
 
@@ -59,7 +59,7 @@ function parseItem(raw: unknown, dialect: Dialect): BatchItem {
 }
 
 /**
- * `POST /v2/batch` (reference §1.3): an array in, an array out in request order. A URL item answers one object, a
+ * `POST /v2/batch` (docs/batch.md): an array in, an array out in request order. A URL item answers one object, a
  * URL-group item a nested array, and a refused item `{"error": "..."}` while the others are sent.
  */
 export function batchRoutes(app: FastifyInstance, services: Services): void {

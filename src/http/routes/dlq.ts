@@ -23,7 +23,7 @@ import { fitPage, truncateBodies } from "../views/page-budget.js";
 
 const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count", "order"]);
 const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count"]);
-/** Accepted by message cancel and logs, refused here (reference §1.8). */
+/** Accepted by message cancel and logs, refused here (docs/dlq.md). */
 const REFUSED_KEYS = ["host", "path"];
 /** Page size of listing and bulk retry. (Default and max: 100) */
 const MAX_PAGE = 100;

@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
-import type { Account, LogFilter } from "../../store/store.js";
+import type { Account } from "../../domain/records.js";
+import type { LogFilter } from "../../store/store.js";
 import { fitPage, truncateBodies } from "../views/page-budget.js";
 import {
   intParam,

@@ -12,25 +12,34 @@ import {
 } from "../../services/management.js";
 import { isStatsPeriod } from "../../domain/stats-period.js";
 import { usageStats } from "../../services/stats.js";
-import type { Account } from "../../store/store.js";
+import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
 import { type Query, single } from "../query.js";
 import { accountRecord, parsePlanName } from "../views/account-view.js";
 
 type Id = { Params: { id: string } };
 
-/** Action endpoints answer the JSON string "OK" (reference §10). */
+/** `budget` of update-budget: monthly dollars, 0 (no limit) or 20..10000 (docs/management.md). */
+function budgetOf(budget: unknown): number {
+  if (budget === undefined) throw invalidField("budget", "is required");
+  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
+    throw invalidField("budget", "must be 0 or an integer in 20..10000");
+  }
+  return budget;
+}
+
+/** Action endpoints answer the JSON string "OK" (docs/management.md). */
 export function sendOk(reply: FastifyReply) {
   return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
 }
 
 /**
- * Messaging accounts on the management API (seed 4.1, reference §10.2) under `/v2/<managementSegment>/`
+ * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/<managementSegment>/`
  * (`msgsvc`, or `qstash` in the upstash dialect). Every route acts on the caller's own accounts only.
  */
 export function managementAccountRoutes(app: FastifyInstance, services: Services): void {
   const base = `/v2/${services.dialect.managementSegment}`;
-  const view = (account: Account) => accountRecord(account, services.dialect);
+  const view = (account: Account) => accountRecord(account, services.dialect, services.plans);
 
   app.get(`${base}/user`, async (request) => view(await defaultAccountOf(services, request.customer)));
   app.get(`${base}/users`, async (request) => (await listAccounts(services, request.customer)).map(view));
@@ -56,8 +65,7 @@ export function managementAccountRoutes(app: FastifyInstance, services: Services
   app.patch<Id>(`${base}/update-budget/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    if (body.budget === undefined) throw invalidField("budget", "is required");
-    await setBudget(services, account, body.budget);
+    await setBudget(services, account, budgetOf(body.budget));
     return sendOk(reply);
   });
 

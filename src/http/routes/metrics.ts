@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../errors.js";
 import { httpDuration, httpRequests } from "../../metrics/metrics.js";
-import { MetricsScraper } from "../../metrics/scrape.js";
+import { MetricsScraper } from "../metrics-scrape.js";
 import type { Services } from "../../services/context.js";
 
 /** Requests that matched no route share one label value, so a scanner cannot grow the series count. */

@@ -11,7 +11,10 @@ export function restAfter(request: FastifyRequest, prefix: RegExp): string {
   return match ? url.slice(match[0].length) : "";
 }
 
-/** A URL destination answers one object; a URL group a bare array, one element per endpoint (reference §1.1). */
+/**
+ * A URL destination answers one object; a URL group a bare array, one element per endpoint (docs/messaging.md
+ * "Publish").
+ */
 export function publishedView(destination: string, results: PublishedMessage[]) {
   const view = (r: PublishedMessage) =>
     r.deduplicated

@@ -11,6 +11,7 @@ import {
   upsertQueue,
 } from "../../services/queues.js";
 import { jsonBody, rawBody } from "../body.js";
+import { parseQueueUpsert } from "../bodies/queues.js";
 import { splitDestination } from "../destination.js";
 import { queueRecord } from "../views/group-queue-views.js";
 import { restAfter, sendPublished } from "./publish.js";
@@ -26,7 +27,7 @@ function decodeSegment(s: string): string {
   }
 }
 
-/** Queues (reference §1.2, §1.6): enqueue, upsert, list, get (with `lag`), delete, pause and resume. */
+/** Queues (docs/queues.md): enqueue, upsert, list, get (with `lag`), delete, pause and resume. */
 export function queueRoutes(app: FastifyInstance, services: Services): void {
   // The destination follows the queue name raw, like publish's: `/v2/enqueue/{queue}/{destination}`.
   app.post("/v2/enqueue/*", async (request, reply) => {
@@ -49,7 +50,7 @@ export function queueRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post("/v2/queues", async (request, reply) => {
-    await upsertQueue(services, request.account, jsonBody(request));
+    await upsertQueue(services, request.account, parseQueueUpsert(jsonBody(request)));
     return reply.send();
   });
 

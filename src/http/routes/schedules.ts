@@ -17,7 +17,7 @@ import { readable } from "../plugins/auth.js";
 type IdParams = { Params: { id: string } };
 
 /**
- * Schedules (reference §1.5). Routing keeps `POST /v2/schedules/{id}/pause|resume` apart from a create whose
+ * Schedules (docs/schedules.md). Routing keeps `POST /v2/schedules/{id}/pause|resume` apart from a create whose
  * destination ends that way: an action path is exactly two segments (`{id}/pause`), while a create's destination
  * is a full http(s) URL (`https://host/...`: more segments, and `https:` followed by an empty one) or a URL-group
  * name (one segment). The parametric action routes win over the wildcard only on an exact two-segment match.
@@ -46,13 +46,13 @@ export function scheduleRoutes(app: FastifyInstance, services: Services): void {
     scheduleRecord(await getSchedule(services, request.account, request.params.id)),
   );
 
-  // 200 with an empty body: the SDKs do not parse it (reference §9).
+  // 200 with an empty body: the SDKs do not parse it (docs/messaging.md "SDK compatibility").
   app.delete<IdParams>("/v2/schedules/:id", async (request, reply) => {
     await deleteSchedule(services, request.account, request.params.id);
     return reply.status(200).send();
   });
 
-  // All three SDKs use PATCH; the docs and OpenAPI say POST: both are accepted (reference §1.5).
+  // All three SDKs use PATCH; the docs and OpenAPI say POST: both are accepted (docs/schedules.md).
   for (const method of ["POST", "PATCH"] as const) {
     app.route<IdParams>({
       method,

@@ -22,7 +22,7 @@ type Id = { Params: { id: string } };
 /** Where this server was reached: the base of generated index endpoints. */
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-/** Search indexes (seed 4.1, reference §10.1). */
+/** Search indexes (docs/management.md "Search indexes"). */
 export function searchRoutes(app: FastifyInstance, services: Services): void {
   const view = async (index: SearchIndex) =>
     searchIndexRecord(index, services.dialect, await searchIndexThroughput(services, index));

@@ -1,8 +1,7 @@
-import { type PlanName, planNames } from "../../domain/plans.js";
+import { type PlanBook, type PlanName, planNames } from "../../domain/plans.js";
 import { invalidField } from "../../errors.js";
-import { limitsOf } from "../../services/accounts.js";
-import type { Account } from "../../store/store.js";
-import type { Dialect } from "../dialect.js";
+import type { Account } from "../../domain/records.js";
+import type { Dialect } from "../../domain/dialect.js";
 
 /** Plan names on the wire follow the dialect (`msgsvc_fixed_1m` / `qstash_fixed_1m`); internally `msgsvc_fixed_*`. */
 const INTERNAL_FIXED = "msgsvc_fixed";
@@ -21,11 +20,11 @@ export function parsePlanName(value: unknown, dialect: Dialect, field: string): 
 }
 
 /**
- * The messaging-account record of seed 2.2, every field, in its order: plan limits from limitsOf (overrides
- * applied), `prometheus_enabled` as the string "true"/"false", `modifying_state` only while a change is in
- * progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
+ * The messaging-account record of docs/management.md "The account record", every field, in its order: plan limits from
+ * the plan table in force (overrides applied), `prometheus_enabled` as the string "true"/"false", `modifying_state`
+ * only while a change is in progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
  */
-export function accountRecord(account: Account, dialect: Dialect): Record<string, unknown> {
+export function accountRecord(account: Account, dialect: Dialect, plans: PlanBook): Record<string, unknown> {
   const out: Record<string, unknown> = {
     customer_id: account.customerId,
     id: account.id,
@@ -37,7 +36,7 @@ export function accountRecord(account: Account, dialect: Dialect): Record<string
   };
   if (account.modifyingState) out.modifying_state = account.modifyingState;
   out.last_plan_upgrade_time = account.lastPlanUpgradeTime ?? 0;
-  Object.assign(out, limitsOf(account));
+  Object.assign(out, plans.limitsOf(account));
   out.type = account.plan === "free" ? "free" : "paid";
   out.reserved_type =
     account.enterpriseId !== undefined

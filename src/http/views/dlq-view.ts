@@ -1,8 +1,8 @@
-import type { DlqEntry } from "../../store/store-dlq.js";
+import type { DlqEntry } from "../../domain/records.js";
 import { messageRecord, put, putBody } from "./message-view.js";
 
 /**
- * A DLQ record (reference §3.3): the message record plus the DLQ id and the last failed attempt's response.
+ * A DLQ record (docs/dlq.md): the message record plus the DLQ id and the last failed attempt's response.
  * `responseStatus` is always present (the Python SDK requires it): 0 when the attempt got no HTTP answer.
  */
 export function dlqRecord(e: DlqEntry): Record<string, unknown> {

@@ -1,7 +1,8 @@
-import type { Queue } from "../../store/queue-store.js";
-import type { Topic } from "../../store/topic-store.js";
+import type { Queue, Topic } from "../../domain/records.js";
 
-/** `{name, createdAt, updatedAt, endpoints:[{name?, url}]}` plus `headers` when defaults are set (reference §1.7). */
+/**
+ * `{name, createdAt, updatedAt, endpoints:[{name?, url}]}` plus `headers` when defaults are set (docs/url-groups.md).
+ */
 export function topicRecord(t: Topic): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: t.name,
@@ -13,7 +14,7 @@ export function topicRecord(t: Topic): Record<string, unknown> {
   return out;
 }
 
-/** Every key is always present, zeros included: the Python SDK requires all of them (reference §1.6). */
+/** Every key is always present, zeros included: the Python SDK requires all of them (docs/queues.md). */
 export function queueRecord(q: Queue): Record<string, unknown> {
   return {
     name: q.name,

@@ -2,8 +2,9 @@ import type { LogRecord } from "../../store/store.js";
 import { put } from "./message-view.js";
 
 /**
- * One element of `events` (reference §3.2). Each entry carries the message as published (from its CREATED entry).
- * Both spellings the SDKs read are sent: retryDelayExpr/retryDelayExpression, responseHeader/responseHeaders.
+ * One element of `events` (docs/messaging.md "Messages and logs"). Each entry carries the message as published (from
+ * its CREATED entry). Both spellings the SDKs read are sent: retryDelayExpr/retryDelayExpression,
+ * responseHeader/responseHeaders.
  */
 export function logRecord(e: LogRecord): Record<string, unknown> {
   const d = { ...(e.created ?? {}), ...e.details };

@@ -3,7 +3,10 @@ import { redactedValue, redactHeaders } from "../../domain/redact.js";
 
 type Json = Record<string, unknown>;
 
-/** Sets `key` only when the value is meaningful: zero-valued optional fields are omitted (reference §0). */
+/**
+ * Sets `key` only when the value is meaningful: zero-valued optional fields are omitted (docs/messaging.md "Wire
+ * conventions").
+ */
 export function put(out: Json, key: string, value: unknown): void {
   if (value === undefined || value === null || value === "") return;
   if (Array.isArray(value) && value.length === 0) return;
@@ -11,7 +14,7 @@ export function put(out: Json, key: string, value: unknown): void {
   out[key] = value;
 }
 
-/** `body` when the bytes are valid UTF-8, otherwise `bodyBase64` (reference §3.1). */
+/** `body` when the bytes are valid UTF-8, otherwise `bodyBase64` (docs/messaging.md "Messages and logs"). */
 export function putBody(out: Json, key: string, body: Buffer | undefined): void {
   if (body === undefined || body.length === 0) return;
   const text = body.toString("utf8");

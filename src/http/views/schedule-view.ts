@@ -3,9 +3,9 @@ import type { ScheduleWithStates } from "../../domain/schedule.js";
 import { put, putBody } from "./message-view.js";
 
 /**
- * The Schedule record (reference §3.4). Required keys are always present (`scheduleId`, `cron`, `createdAt`,
- * `destination`, `method`, `isPaused`, and `retries`, which the Python parser needs); every other key is omitted
- * when zero-valued, as the reference service does (a schedule overwritten without a body has no `body` key).
+ * The Schedule record (docs/schedules.md "Schedule record"). Required keys are always present (`scheduleId`, `cron`,
+ * `createdAt`, `destination`, `method`, `isPaused`, and `retries`, which the Python parser needs); every other key is
+ * omitted when zero-valued, as the reference service does (a schedule overwritten without a body has no `body` key).
  */
 export function scheduleRecord(s: ScheduleWithStates): Record<string, unknown> {
   const spec = s.spec;

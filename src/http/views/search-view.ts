@@ -1,7 +1,10 @@
 import { type SearchIndex, searchLimits } from "../../domain/search.js";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../../domain/dialect.js";
 
-/** The search-index record of seed 2.1, every field, in its order; the partner e-mail field follows the dialect. */
+/**
+ * The search-index record of docs/management.md "Search indexes", every field, in its order; the partner e-mail field
+ * follows the dialect.
+ */
 export function searchIndexRecord(
   index: SearchIndex,
   dialect: Dialect,

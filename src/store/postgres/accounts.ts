@@ -1,3 +1,4 @@
+import { coalescedReads } from "./coalesced-reads.js";
 import type { Account, Store } from "../store.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
@@ -41,10 +42,15 @@ export function accountQueries(ctx: PgContext): AccountQueries {
   // Read on every request (token auth) and every attempt (signing key): prepared once per connection. Reading the
   // database each time is what makes a rotated token or key take effect on every node at once.
   const byId = { name: "ferry_account_by_id", text: "SELECT * FROM accounts WHERE id = $1" };
-  const byToken = {
-    name: "ferry_account_by_token",
-    text: "SELECT * FROM accounts WHERE token = $1 OR read_only_token = $1",
+  const byTokens = {
+    name: "ferry_accounts_by_tokens",
+    text: "SELECT * FROM accounts WHERE token = ANY($1::text[]) OR read_only_token = ANY($1::text[])",
   };
+  // The tokens of one event-loop turn's requests are read together (coalesced-reads.ts).
+  const readByToken = coalescedReads(
+    (tokens) => ctx.query<AccountRow>(byTokens, [tokens]),
+    (row) => [row.token, row.read_only_token],
+  );
   const first = { name: "ferry_account_first", text: "SELECT * FROM accounts ORDER BY created_at, seq LIMIT 1" };
 
   return {
@@ -83,7 +89,10 @@ export function accountQueries(ctx: PgContext): AccountQueries {
       }),
 
     accountGet: async ({ id }) => one(await ctx.query<AccountRow>(byId, [id])),
-    accountGetByToken: async ({ token }) => one(await ctx.query<AccountRow>(byToken, [token])),
+    accountGetByToken: async ({ token }) => {
+      const row = await readByToken(token);
+      return row ? accountFromRow(row) : undefined;
+    },
     // seq (identity) breaks ties in insertion order, as rowid does in SQLite: accounts created in the same
     // millisecond (a pinned test clock, the CLI right after the first start) must not make another one the default.
     accountFirst: async () => one(await ctx.query<AccountRow>(first)),

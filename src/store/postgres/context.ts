@@ -4,7 +4,7 @@ import type { NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
 import { noteFlowKeys } from "./flow-keys.js";
 import { columnsOf, LOG_COLUMNS, logValues, MESSAGE_COLUMNS, messageValues, unnestInsertSql } from "./rows.js";
-import { PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
+import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 
 export type { Tx } from "./write-batcher.js";
 
@@ -33,6 +33,8 @@ export interface PgContext {
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */
   write<T>(op: WriteOp<T>): Promise<T>;
+  /** A write that may share one run with the others of its kind in the batch (write-batcher.ts, MergeableOp). */
+  writeMerged<I, R>(op: MergeableOp<I, R>): Promise<R>;
   /** Inserts message rows in one statement; due ones (within the notify horizon) wake the other nodes. */
   insertMessages(
     tx: Tx,
@@ -108,6 +110,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
       }
     },
     write: (op) => batcher.run(op),
+    writeMerged: (op) => batcher.runMerged(op),
     insertMessages: async (tx, rows, now) => {
       if (rows.length === 0) return;
       const values = rows.map((r) => messageValues(r.message, r.leaseOwner, r.leaseUntil));

@@ -12,8 +12,8 @@ export class Params {
 
 /**
  * Builds the WHERE conditions of a message, log or DLQ filter. Values of one filter are OR'ed, different filters
- * AND'ed (reference §1.4). `time` names the column that fromDate/toDate apply to; `idColumn` the message-id column.
- * Host and path are columns here (computed at insert), not functions as in SQLite.
+ * AND'ed (docs/messaging.md "Messages and logs"). `time` names the column that fromDate/toDate apply to; `idColumn` the
+ * message-id column. Host and path are columns here (computed at insert), not functions as in SQLite.
  */
 export function filterSql(filter: LogFilter, columns: { time: string; idColumn: string }, params: Params): string[] {
   const where: string[] = [];

@@ -107,7 +107,7 @@ export function flowControlQueries(ctx: PgContext): FlowControlStore {
         if (rate !== undefined || periodSec !== undefined) {
           await tx.execute(pinRateSql, [accountId, key, rate ?? null, periodSec ?? null]);
         }
-        // Pinning restarts the rate state (reference §1.11) and may make room for waiting messages.
+        // Pinning restarts the rate state (docs/flow-control.md) and may make room for waiting messages.
         await steer(tx, resetRateSql, [accountId, key, now]);
         const [row] = await tx.query<CountedRow>(getSql, [accountId, key]);
         return record(row!);

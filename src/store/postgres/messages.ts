@@ -1,6 +1,6 @@
 import { createdLogEntry, logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import type { InsertItem, InsertResult, Store } from "../store.js";
+import type { FinishParams, InsertItem, InsertResult, Store } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
@@ -61,13 +61,41 @@ const failOwnedSql = (hold: boolean) => ({
     FROM gone RETURNING dlq_id`,
 });
 
+/** Plain deliveries: their rows go, whether or not a cancel came in meanwhile (a success counts as delivered). */
+const finishDeliveredSql = {
+  name: "ferry_finish_delivered_many",
+  text: "DELETE FROM messages WHERE id = ANY($1::text[]) AND lease_owner = $2 AND state = 'ACTIVE' RETURNING id",
+};
+
+/**
+ * The outcome most attempts have: delivered, outside a FIFO queue, creating no callback and not being one. It needs
+ * no queue lock, no parent release and no insert, so the batch's plain deliveries share one DELETE; every other
+ * outcome goes through finishOne.
+ */
+const plainDelivery = ({ message: m, outcome, newMessages }: FinishParams): boolean =>
+  outcome.kind === "delivered" &&
+  newMessages.length === 0 &&
+  m.parentId === undefined &&
+  !(m.kind === "message" && m.queueName !== undefined);
+
 /**
  * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
  * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
  */
 export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
 
+/** One publish call's items, with its own clock and deduplication window. */
+export interface InsertCall {
+  items: InsertItem[];
+  now: number;
+  dedupWindowMs: number;
+}
+
 export function messageInserter(ctx: PgContext): MessageInserter {
+  return messageInserters(ctx).insertNew;
+}
+
+function messageInserters(ctx: PgContext) {
   // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
   const queues = queueSlots(ctx);
   /**
@@ -89,52 +117,125 @@ export function messageInserter(ctx: PgContext): MessageInserter {
     return row!.message_id;
   };
 
-  const insertNew = async (tx: Tx, items: InsertItem[], now: number, windowMs: number) => {
-    const results: InsertResult[] = [];
+  /** Several calls' items in one go: one fast-path check per account, one INSERT (see MergeableOp). */
+  const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
     const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
-    const fastPathAllowed = fastPathGate(tx, items);
-    for (const item of items) {
-      const m = item.message;
-      if (item.dedupKey !== undefined) {
-        const owner = await claimDedupKey(tx, m, item.dedupKey, now, windowMs);
-        if (owner !== m.id) {
-          results.push({ messageId: owner, deduplicated: true });
-          continue;
+    const fastPathAllowed = fastPathGate(
+      tx,
+      calls.flatMap((c) => c.items),
+    );
+    const answers: InsertResult[][] = [];
+    for (const { items, now, dedupWindowMs } of calls) {
+      const results: InsertResult[] = [];
+      for (const item of items) {
+        const m = item.message;
+        if (item.dedupKey !== undefined) {
+          const owner = await claimDedupKey(tx, m, item.dedupKey, now, dedupWindowMs);
+          if (owner !== m.id) {
+            results.push({ messageId: owner, deduplicated: true });
+            continue;
+          }
         }
+        const leased = item.leaseOwner !== undefined && (await fastPathAllowed(m));
+        const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
+        rows.push({
+          message: stored,
+          leaseOwner: leased ? item.leaseOwner! : null,
+          leaseUntil: leased ? item.leaseUntil! : null,
+        });
+        const message: Message = { ...stored, cancelRequested: false };
+        if (leased) {
+          message.leaseOwner = item.leaseOwner!;
+          message.leaseUntil = item.leaseUntil!;
+        }
+        tx.insertLog(createdLogEntry(message, now));
+        if (leased) tx.insertLog(logEntry(message, "ACTIVE", now));
+        tx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
+        results.push({ messageId: m.id, deduplicated: false, message });
       }
-      const leased = item.leaseOwner !== undefined && (await fastPathAllowed(m));
-      const stored = { ...m, state: leased ? ("ACTIVE" as const) : m.state };
-      rows.push({
-        message: stored,
-        leaseOwner: leased ? item.leaseOwner! : null,
-        leaseUntil: leased ? item.leaseUntil! : null,
-      });
-      const message: Message = { ...stored, cancelRequested: false };
-      if (leased) {
-        message.leaseOwner = item.leaseOwner!;
-        message.leaseUntil = item.leaseUntil!;
-      }
-      tx.insertLog(createdLogEntry(message, now));
-      if (leased) tx.insertLog(logEntry(message, "ACTIVE", now));
-      tx.addUsage(m.accountId, now, "requests", 1, m.body?.length ?? 0);
-      results.push({ messageId: m.id, deduplicated: false, message });
+      answers.push(results);
     }
+    // Calls merged into one run came within a millisecond or so: the latest clock stands for all of them.
+    const now = Math.max(...calls.map((c) => c.now));
     // Queue rows: their queues are locked before the insert (seq order = commit order) and promoted after it.
     const locked = await queues.lockForInsert(tx, rows.map((r) => r.message), now);
     await ctx.insertMessages(tx, rows, now);
     await queues.promoteAfterInsert(tx, locked, now);
-    return results;
+    return answers;
   };
-  return insertNew;
+  const insertNew: MessageInserter = async (tx, items, now, dedupWindowMs) =>
+    (await insertCalls(tx, [{ items, now, dedupWindowMs }]))[0]!;
+  return { insertNew, insertCalls };
 }
 
 export function messageQueries(ctx: PgContext): MessageQueries {
   const queues = queueSlots(ctx);
-  const insertNew = messageInserter(ctx);
+  const { insertNew, insertCalls } = messageInserters(ctx);
+
+  /** Any outcome of one message: its queue, its callbacks, its cancel request (see FinishParams). */
+  const finishOne = ({ message: m, owner, now, outcome, logs, newMessages }: FinishParams) =>
+    ctx.write(async (tx) => {
+      let kind = outcome.kind;
+      const queue = await queues.beforeFinish(tx, m, newMessages); // locks its queue; HELD or deleted (queues.ts)
+      switch (outcome.kind) {
+        case "delivered":
+        case "canceled":
+          if ((await tx.query(deleteOwnedSql(queue.hold), [m.id, owner])).length === 0) return false;
+          break;
+        case "failed": {
+          const r = outcome.response;
+          const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
+          if ((await tx.query(failOwnedSql(queue.hold), [...values, r.error ?? null])).length === 0) return false;
+          break;
+        }
+        case "retry":
+          if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
+            // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry.
+            const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql(queue.hold), [m.id, owner]);
+            if (gone.length === 0) return false;
+            kind = "canceled";
+          } else if (ctx.wakesOthers(outcome.dueAt, now)) tx.notifyDue();
+          break;
+      }
+      await queues.afterFinish(tx, m, kind !== "retry", queue, now);
+      for (const entry of logs) {
+        if (kind === "canceled" && entry.state === "RETRY") continue;
+        tx.insertLog(entry);
+      }
+      if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
+      const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
+      tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
+      await insertNew(
+        tx,
+        newMessages.map((message) => ({ message })),
+        now,
+        0,
+      );
+      return true;
+    });
+
+  /** Plain deliveries of one batch (see plainDelivery): one DELETE per lease owner for all of them. */
+  const finishDelivered = async (tx: Tx, finishes: FinishParams[]): Promise<boolean[]> => {
+    const deleted = new Set<string>();
+    for (const owner of new Set(finishes.map((f) => f.owner))) {
+      const ids = finishes.filter((f) => f.owner === owner).map((f) => f.message.id);
+      for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
+    }
+    return finishes.map(({ message: m, now, logs }) => {
+      if (!deleted.has(m.id)) return false; // the lease was lost: another node owns this message now
+      for (const entry of logs) tx.insertLog(entry);
+      tx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+      return true;
+    });
+  };
 
   return {
-    messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write((tx) => insertNew(tx, items, now, dedupWindowMs)),
+    // Publishes of one batch share one run: one fast-path check per account and one INSERT for all their rows.
+    // One such run at a time per node, so that its fast-path check never finds the account row held by its own
+    // previous run (write-batcher.ts, oneAtATime): a miss would send the message through the claim.
+    messageInsertMany: (call) =>
+      ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls, oneAtATime: true }),
 
     messageGet: async ({ accountId, id }) => {
       const [row] = await ctx.query<MessageRow>("SELECT * FROM messages WHERE id = $1 AND account_id = $2", [
@@ -177,46 +278,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       return wake === undefined ? due : Math.min(due, wake);
     },
 
-    messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
-      ctx.write(async (tx) => {
-        let kind = outcome.kind;
-        const queue = await queues.beforeFinish(tx, m, newMessages); // locks its queue; HELD or deleted (queues.ts)
-        switch (outcome.kind) {
-          case "delivered":
-          case "canceled":
-            if ((await tx.query(deleteOwnedSql(queue.hold), [m.id, owner])).length === 0) return false;
-            break;
-          case "failed": {
-            const r = outcome.response;
-            const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
-            if ((await tx.query(failOwnedSql(queue.hold), [...values, r.error ?? null])).length === 0) return false;
-            break;
-          }
-          case "retry":
-            if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
-              // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry.
-              const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql(queue.hold), [m.id, owner]);
-              if (gone.length === 0) return false;
-              kind = "canceled";
-            } else if (ctx.wakesOthers(outcome.dueAt, now)) tx.notifyDue();
-            break;
-        }
-        await queues.afterFinish(tx, m, kind !== "retry", queue, now);
-        for (const entry of logs) {
-          if (kind === "canceled" && entry.state === "RETRY") continue;
-          tx.insertLog(entry);
-        }
-        if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
-        const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
-        tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
-        await insertNew(
-          tx,
-          newMessages.map((message) => ({ message })),
-          now,
-          0,
-        );
-        return true;
-      }),
+    messageFinish: (p) =>
+      plainDelivery(p)
+        ? ctx.writeMerged({ kind: "finish-delivered", item: p, runMany: finishDelivered })
+        : finishOne(p),
 
     messageCancel: ({ accountId, now, filter, count }) =>
       ctx.write(async (tx) => {

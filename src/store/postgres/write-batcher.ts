@@ -28,6 +28,25 @@ export interface Tx {
 
 export type WriteOp<T> = (tx: Tx) => Promise<T>;
 
+/**
+ * An operation that may share ONE run with the other operations of the same `kind` in its batch: `runMany` gets
+ * their items in arrival order and answers one result per item, so a batch of 100 publishes costs one INSERT instead
+ * of 100 round trips (docs/threading.md, "PostgreSQL round trips"). When the batch has to isolate a failure, each
+ * operation runs alone again (`runMany` with one item), so a bad item still fails alone.
+ */
+export interface MergeableOp<I, R> {
+  kind: string;
+  item: I;
+  runMany: (tx: Tx, items: I[]) => Promise<R[]>;
+  /**
+   * At most one transaction of this node holds operations of this kind at a time; the next ones wait in the queue
+   * and form the next (larger) run. For writes of one node that would otherwise contend for the same row: the
+   * publish fast path takes its account's flow-control row without waiting (migration 007), so two publish runs
+   * of one node in flight together would send one of them through the claim instead.
+   */
+  oneAtATime?: boolean;
+}
+
 /** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
 export type BatchSink = (
   client: pg.PoolClient,
@@ -44,8 +63,40 @@ export interface UsageRow {
 
 interface Pending {
   op: WriteOp<unknown>;
+  merge?: MergeableOp<unknown, unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+interface OpResult {
+  p: Pending;
+  ok: boolean;
+  value: unknown;
+  buffer: OpBuffer;
+}
+
+/**
+ * The order in which a batch's operations run: one by one, except that in the optimistic run the mergeable ones of
+ * one kind run together, at the place of the first of them.
+ */
+function unitsOf(batch: Pending[], mode: "optimistic" | "savepoints" | "single"): Pending[][] {
+  if (mode !== "optimistic") return batch.map((p) => [p]);
+  const units: Pending[][] = [];
+  const byKind = new Map<string, Pending[]>();
+  for (const p of batch) {
+    if (!p.merge) {
+      units.push([p]);
+      continue;
+    }
+    const unit = byKind.get(p.merge.kind);
+    if (unit) unit.push(p);
+    else {
+      const fresh = [p];
+      byKind.set(p.merge.kind, fresh);
+      units.push(fresh);
+    }
+  }
+  return units;
 }
 
 /** What one run of one operation buffered. */
@@ -74,6 +125,8 @@ export class PgWriteBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private active = 0;
+  /** One-at-a-time kinds (MergeableOp.oneAtATime) that a running batch holds. */
+  private readonly runningKinds = new Set<string>();
   private readonly idle = new Set<() => void>();
 
   constructor(
@@ -83,8 +136,12 @@ export class PgWriteBatcher {
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op: op as WriteOp<unknown>, resolve: resolve as (v: unknown) => void, reject });
+    return this.enqueue({ op: op as WriteOp<unknown> }) as Promise<T>;
+  }
+
+  private enqueue(work: Pick<Pending, "op" | "merge">): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      this.queue.push({ ...work, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -95,6 +152,12 @@ export class PgWriteBatcher {
     });
   }
 
+  /** Like `run`, but the operation may share one run with others of its kind in the batch (see MergeableOp). */
+  runMerged<I, R>(m: MergeableOp<I, R>): Promise<R> {
+    const merge = m as unknown as MergeableOp<unknown, unknown>;
+    return this.enqueue({ op: async (tx) => (await merge.runMany(tx, [merge.item]))[0], merge }) as Promise<R>;
+  }
+
   /** Resolves once every queued and running batch has finished (close()). */
   drain(): Promise<void> {
     if (this.queue.length === 0 && this.active === 0) return Promise.resolve();
@@ -103,9 +166,12 @@ export class PgWriteBatcher {
 
   private pump(): void {
     while (this.queue.length > 0 && this.active < this.maxBatches) {
-      const batch = this.queue.splice(0, MAX_OPS_PER_COMMIT);
+      const { batch, kinds } = this.takeBatch();
+      if (batch.length === 0) return; // only one-at-a-time kinds wait, for a run in flight: it pumps when done
+      for (const kind of kinds) this.runningKinds.add(kind);
       this.active++;
       void this.commit(batch).finally(() => {
+        for (const kind of kinds) this.runningKinds.delete(kind);
         this.active--;
         if (this.queue.length > 0) this.pump();
         else if (this.active === 0) {
@@ -114,6 +180,23 @@ export class PgWriteBatcher {
         }
       });
     }
+  }
+
+  /** The next batch: queued operations in order, but none of a one-at-a-time kind that is running now. */
+  private takeBatch(): { batch: Pending[]; kinds: Set<string> } {
+    const batch: Pending[] = [];
+    const kinds = new Set<string>();
+    const rest: Pending[] = [];
+    for (const p of this.queue) {
+      const kind = p.merge?.oneAtATime ? p.merge.kind : undefined;
+      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) rest.push(p);
+      else {
+        batch.push(p);
+        if (kind !== undefined) kinds.add(kind);
+      }
+    }
+    this.queue = rest;
+    return { batch, kinds };
   }
 
   private async commit(batch: Pending[]): Promise<void> {
@@ -170,8 +253,25 @@ export class PgWriteBatcher {
     // fail with the connection, and then every statement after it fails too; it is checked before resolving anyway.
     const begun = client.query("BEGIN");
     begun.catch(() => {});
-    const results: { ok: boolean; value: unknown; buffer: OpBuffer }[] = [];
-    for (const p of batch) {
+    const results: OpResult[] = [];
+    for (const unit of unitsOf(batch, mode)) {
+      if (unit.length > 1) {
+        // Merged operations (optimistic mode only): one run for all; a failure isolates them in the savepoint run.
+        const buffer = new OpBuffer();
+        try {
+          const values = await unit[0]!.merge!.runMany(
+            txFor(client, buffer),
+            unit.map((p) => p.merge!.item),
+          );
+          unit.forEach((p, k) => results.push({ p, ok: true, value: values[k], buffer: k === 0 ? buffer : new OpBuffer() }));
+          continue;
+        } catch (error) {
+          if (isUnavailableError(error)) throw error;
+          await client.query("ROLLBACK");
+          return "retry";
+        }
+      }
+      const p = unit[0]!;
       let tries = 0;
       for (;;) {
         tries++;
@@ -180,7 +280,7 @@ export class PgWriteBatcher {
         try {
           const value = await p.op(txFor(client, buffer));
           if (mode === "savepoints") await client.query("RELEASE SAVEPOINT op");
-          results.push({ ok: true, value, buffer });
+          results.push({ p, ok: true, value, buffer });
           break;
         } catch (error) {
           if (isUnavailableError(error)) throw error;
@@ -200,7 +300,7 @@ export class PgWriteBatcher {
           await client.query("ROLLBACK TO SAVEPOINT op");
           await client.query("RELEASE SAVEPOINT op");
           if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) continue;
-          results.push({ ok: false, value: classifyError(error), buffer });
+          results.push({ p, ok: false, value: classifyError(error), buffer });
           break;
         }
       }
@@ -215,11 +315,10 @@ export class PgWriteBatcher {
     if (begin.status === "rejected") throw begin.reason;
     if (flush.status === "rejected") throw flush.reason;
     if (commit.status === "rejected") throw commit.reason;
-    batch.forEach((p, i) => {
-      const r = results[i]!;
-      if (r.ok) p.resolve(r.value);
-      else p.reject(r.value);
-    });
+    for (const r of results) {
+      if (r.ok) r.p.resolve(r.value);
+      else r.p.reject(r.value);
+    }
     return "done";
   }
 

@@ -2,7 +2,8 @@ import type { LogFilter } from "../store.js";
 
 /**
  * Builds the WHERE clause of a message, log or DLQ filter. Values of one filter are OR'ed, different filters AND'ed
- * (reference §1.4). `time` names the column that fromDate/toDate apply to; `idColumn` the message-id column.
+ * (docs/messaging.md "Messages and logs"). `time` names the column that fromDate/toDate apply to; `idColumn` the
+ * message-id column.
  */
 export function filterSql(
   filter: LogFilter,

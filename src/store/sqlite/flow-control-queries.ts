@@ -98,7 +98,7 @@ export function flowControlQueries(ctx: SqliteContext): FlowControlStore {
         if (rate !== undefined || periodSec !== undefined) {
           pinRate.run({ accountId, key, rate: rate ?? null, periodSec: periodSec ?? null });
         }
-        // Pinning restarts the rate state (reference §1.11) and may make room for waiting messages.
+        // Pinning restarts the rate state (docs/flow-control.md) and may make room for waiting messages.
         resetRate.run({ accountId, key, now });
         return getRecord(accountId, key)!;
       }),

@@ -52,7 +52,7 @@ export function topicQueries(ctx: SqliteContext): TopicQueries {
   const nextPosition = db.prepare(
     "SELECT COALESCE(MAX(position), 0) + 1 AS p FROM topic_endpoints WHERE account_id = ? AND topic_name = ?",
   );
-  // Same URL = same endpoint (reference §1.7 [INF]): an upsert updates its name, or keeps it when none is given.
+  // Same URL = same endpoint (docs/url-groups.md): an upsert updates its name, or keeps it when none is given.
   const upsertEndpoint = db.prepare(
     `INSERT INTO topic_endpoints (account_id, topic_name, position, url, name) VALUES (@accountId, @topic, @position, @url, @name)
      ON CONFLICT (account_id, topic_name, url) DO UPDATE SET name = COALESCE(excluded.name, topic_endpoints.name)`,

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   }
   const methods = store as unknown as Record<string, (params: unknown) => Promise<unknown>>;
   // Answered by the thread, not the adapter: this thread's own metrics (commit sizes and durations), which /metrics
-  // merges with the main thread's (src/metrics/scrape.ts, docs/metrics.md).
+  // merges with the main thread's (src/http/metrics-scrape.ts, docs/metrics.md).
   const threadMethods: Record<string, () => Promise<unknown>> = {
     metricsOfStoreThread: () => threadRegistry.getMetricsAsJSON(),
   };

@@ -1,13 +1,10 @@
-import { parseDurationMs } from "../domain/duration.js";
-import { MAX_PERIOD_SEC } from "../domain/flow-control-value.js";
 import { type FlowKeyState, windowAt } from "../domain/flow-window.js";
 import { invalidField, notFound } from "../errors.js";
 import type { FlowKeyRecord } from "../store/flow-control-store.js";
-import type { Account } from "../store/store.js";
-import { limitsOf } from "./accounts.js";
+import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
-/** A key's metrics as of `now` (seed 2.6): the rate window that is over no longer counts. */
+/** A key's metrics as of `now` (docs/flow-control.md): the rate window that is over no longer counts. */
 export interface FlowKeyMetrics {
   key: string;
   waitListSize: number;
@@ -69,7 +66,7 @@ export async function getFlowKey(services: Services, account: Account, key: stri
 export async function resetFlowKey(services: Services, account: Account, key: string): Promise<void> {
   const found = await services.store.flowKeyResetRate({ accountId: account.id, key, now: services.clock.now() });
   if (!found) throw notFound(`flow control key ${key}`);
-  services.dispatcher.wake();
+  services.dispatcher.nudge();
 }
 
 /** While paused nothing of the key is dispatched and new messages go to its wait list; the window keeps running. */
@@ -81,7 +78,7 @@ export async function setFlowKeyPaused(services: Services, account: Account, key
     now: services.clock.now(),
   });
   if (!found) throw notFound(`flow control key ${key}`);
-  if (!paused) services.dispatcher.wake();
+  if (!paused) services.dispatcher.nudge();
 }
 
 export interface PinInput {
@@ -109,7 +106,7 @@ export async function pinFlowKey(services: Services, account: Account, key: stri
     }
   }
   await services.store.flowKeyPin({ accountId: account.id, key, now: services.clock.now(), ...input });
-  services.dispatcher.wake();
+  services.dispatcher.nudge();
 }
 
 export async function unpinFlowKey(
@@ -125,15 +122,7 @@ export async function unpinFlowKey(
 /** `GET /v2/globalParallelism`: the account's bound on deliveries in flight and how many are in flight now. */
 export async function globalParallelism(services: Services, account: Account) {
   return {
-    parallelismMax: limitsOf(account).max_global_parallelism,
+    parallelismMax: services.plans.limitsOf(account).max_global_parallelism,
     parallelismCount: await services.store.flowGlobalActive({ accountId: account.id }),
   };
-}
-
-/** Parses `period` of the pin endpoint: seconds (a bare integer) or a duration such as `1m`, 1 s to 1 week. */
-export function parsePinPeriod(raw: string): number {
-  const seconds = Math.floor(parseDurationMs(raw, "period") / 1000);
-  if (seconds < 1 || seconds > MAX_PERIOD_SEC)
-    throw invalidField("period", `must be between 1s and 1 week, got "${raw}"`);
-  return seconds;
 }

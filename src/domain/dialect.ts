@@ -1,8 +1,9 @@
-import type { Dialect as DialectName } from "../config.js";
+/** The two vocabularies Ferry speaks (FERRY_DIALECT, docs/configuration.md). */
+export type DialectName = "neutral" | "upstash";
 
 /**
- * Every name the seed neutralised lives here (reference: decisions §1). The dialect changes names only; behaviour
- * is identical. `neutral` speaks the seed's names; `upstash` speaks the names the official client SDKs use.
+ * Every name the seed neutralised lives here (docs/configuration.md FERRY_DIALECT). The dialect changes names only;
+ * behaviour is identical. `neutral` speaks the seed's names; `upstash` speaks the names the official client SDKs use.
  */
 export interface Dialect {
   readonly name: DialectName;

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { parseDurationMs } from "../../domain/duration.js";
+import { MAX_PERIOD_SEC } from "../../domain/flow-control-value.js";
 import { parseBool } from "../../domain/publish-config.js";
 import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
@@ -7,17 +9,24 @@ import {
   globalParallelism,
   listFlowKeys,
   type PinInput,
-  parsePinPeriod,
   pinFlowKey,
   resetFlowKey,
   setFlowKeyPaused,
   unpinFlowKey,
-} from "../../services/flow-control.js";
+} from "../../services/flow-keys.js";
 import { type Query, rejectUnknownKeys, single } from "../query.js";
-import { flowKeyRecord, globalParallelismRecord } from "../views/flow-control-view.js";
+import { flowKeyRecord, globalParallelismRecord } from "../views/flow-key-view.js";
 import { readable } from "../plugins/auth.js";
 
 type KeyParams = { Params: { key: string } };
+
+/** `period` of the pin endpoint: seconds (a bare integer) or a duration such as `1m`, 1 s to 1 week. */
+function pinPeriod(raw: string): number {
+  const seconds = Math.floor(parseDurationMs(raw, "period") / 1000);
+  if (seconds < 1 || seconds > MAX_PERIOD_SEC)
+    throw invalidField("period", `must be between 1s and 1 week, got "${raw}"`);
+  return seconds;
+}
 
 /** A positive integer; empty or `0` means "not given" (clients send zero values for unset options). */
 function optionalCount(query: Query, key: string): number | undefined {
@@ -28,7 +37,7 @@ function optionalCount(query: Query, key: string): number | undefined {
   return n === 0 ? undefined : n;
 }
 
-/** Flow-control keys and global parallelism (reference §1.11). Actions answer 200 with an empty body. */
+/** Flow-control keys and global parallelism (docs/flow-control.md). Actions answer 200 with an empty body. */
 export function flowControlRoutes(app: FastifyInstance, services: Services): void {
   const token = services.dialect.tokenQuery;
   const empty = (reply: FastifyReply) => reply.status(200).send();
@@ -71,7 +80,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
     const period = single(query, "period")?.trim();
     if (parallelism !== undefined) input.parallelism = parallelism;
     if (rate !== undefined) input.rate = rate;
-    if (period !== undefined && period !== "" && period !== "0") input.periodSec = parsePinPeriod(period);
+    if (period !== undefined && period !== "" && period !== "0") input.periodSec = pinPeriod(period);
     await pinFlowKey(services, request.account, request.params.key, input);
     return empty(reply);
   });

@@ -9,8 +9,8 @@ import {
   gaugesAge,
   messagesByState,
   queueLag,
-} from "./metrics.js";
-import { threadRegistry } from "./registry.js";
+} from "../metrics/metrics.js";
+import { threadRegistry } from "../metrics/registry.js";
 
 /** A scrape waits this long for the database-derived gauges, then serves the cached values. */
 const GAUGE_READ_TIMEOUT_MS = 1000;

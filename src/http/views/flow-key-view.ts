@@ -1,18 +1,21 @@
-import type { FlowKeyMetrics } from "../../services/flow-control.js";
+import type { FlowKeyMetrics } from "../../services/flow-keys.js";
 
 type Json = Record<string, unknown>;
 
-/** Go `omitempty` style (reference §0), for global parallelism only: zero numbers are left out, as the hosted service does. */
+/**
+ * Go `omitempty` style (docs/messaging.md "Wire conventions"), for global parallelism only: zero numbers are left out,
+ * as the hosted service does.
+ */
 function putNonZero(out: Json, key: string, value: number | boolean | undefined): void {
   if (value === undefined || value === 0 || value === false) return;
   out[key] = value;
 }
 
 /**
- * One flow-control key (reference §1.11): `ratePeriod` in seconds, `ratePeriodStart` in unix seconds. Unlike the rest
- * of the API, every field is always present, zeros and false included (docs/flow-control.md): clients read
- * `isPaused === false` or `typeof waitListSize === "number"` without defaults. An unset limit is 0, and so is the
- * start of a window that is not running.
+ * One flow-control key (docs/flow-control.md): `ratePeriod` in seconds, `ratePeriodStart` in unix seconds. Unlike the
+ * rest of the API, every field is always present, zeros and false included (docs/flow-control.md): clients read
+ * `isPaused === false` or `typeof waitListSize === "number"` without defaults. An unset limit is 0, and so is the start
+ * of a window that is not running.
  */
 export function flowKeyRecord(m: FlowKeyMetrics): Json {
   return {
