@@ -33,7 +33,10 @@ export const searchPgScenario: Scenario = {
       unit: "docs/s",
       detail: `${Math.round((cpu * 1e6) / size)} µs Ferry CPU/doc (PostgreSQL's not included)`,
     });
+    const queryCpuBefore = cpuSecondsOf(ferry.child.pid);
     const lat = await queryLatencies(index, qs);
+    // Ferry's CPU per query (warm-up included); PostgreSQL's is not.
+    const queryCpu = ((cpuSecondsOf(ferry.child.pid) - queryCpuBefore) * 1000) / (qs.length + 20);
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
     ctx.defer(() => client.end());
@@ -54,7 +57,7 @@ export const searchPgScenario: Scenario = {
         metric: `hybrid query p${p} at ${size / 1000}k documents (HTTP, topK 10, semanticWeight 0.75)`,
         value: percentile(lat, p),
         unit: "ms",
-        detail: `${qs.length} queries, one at a time; PostgreSQL full text alone: p${p} ${formatNumber(percentile(ceiling, p))} ms`,
+        detail: `${qs.length} queries, one at a time; PostgreSQL full text alone: p${p} ${formatNumber(percentile(ceiling, p))} ms; ${formatNumber(queryCpu)} ms Ferry CPU/query (mean)`,
       });
     }
   },

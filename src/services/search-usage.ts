@@ -19,6 +19,12 @@ interface Pending {
 
 export class SearchUsage {
   private pending = new Map<string, Pending>();
+  /** Counts a flush is writing: still shown by the stats until the store has them. */
+  private writing: Pending[] = [];
+  /** Set while a flush waits or runs: limit checks wait for it. */
+  private flushGate: Promise<void> | undefined;
+  private checking = 0;
+  private checksDone: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -27,13 +33,15 @@ export class SearchUsage {
   /** What is counted but not yet written, for `indexId` and `kind` since `since`. */
   buffered(indexId: string, kind: SearchUsageKind, since: number): number {
     let n = 0;
-    for (const p of this.pending.values()) if (p.indexId === indexId && p.kind === kind && p.minute >= since) n += p.n;
+    for (const p of [...this.pending.values(), ...this.writing]) {
+      if (p.indexId === indexId && p.kind === kind && p.minute >= since) n += p.n;
+    }
     return n;
   }
 
   /** Per-minute operations buffered for `indexId` (bytes excluded), to merge into a throughput series. */
   bufferedMinutes(indexId: string): { minute: number; n: number }[] {
-    return [...this.pending.values()]
+    return [...this.pending.values(), ...this.writing]
       .filter((p) => p.indexId === indexId && p.kind !== "bandwidth")
       .map((p) => ({ minute: p.minute, n: p.n }));
   }
@@ -43,13 +51,21 @@ export class SearchUsage {
     p: { indexId: string; kind: SearchUsageKind; n: number; now: number; since: number; limit: number },
     limitName: string,
   ): Promise<void> {
-    if (p.limit >= 0) {
+    if (p.limit < 0) return this.add(p.indexId, p.kind, p.n, p.now);
+    // The store's sum plus the buffer is exact only while no flush moves counts from one to the other: a check waits
+    // for a flush in progress, and a flush waits for the checks in progress (an operation past the limit would
+    // otherwise slip through, or one within it be refused, in that window).
+    while (this.flushGate) await this.flushGate;
+    this.checking++;
+    try {
       const used =
         (await this.store.searchUsageSum({ indexId: p.indexId, kind: p.kind, since: p.since })) +
         this.buffered(p.indexId, p.kind, p.since);
       if (used + p.n > p.limit) throw new AppError("rate_limited", `${limitName} exceeded: ${used} used of ${p.limit}`);
+      this.add(p.indexId, p.kind, p.n, p.now);
+    } finally {
+      if (--this.checking === 0) this.checksDone?.();
     }
-    this.add(p.indexId, p.kind, p.n, p.now);
   }
 
   /** Adds (or, negative, takes back) operations without a limit. */
@@ -65,12 +81,28 @@ export class SearchUsage {
   /** Writes what is buffered; a failed write puts its counts back for the next flush. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      const batch = [...this.pending.values()];
-      this.pending = new Map();
-      for (const p of batch) {
-        if (p.n === 0) continue;
+      let open!: () => void;
+      this.flushGate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        if (this.checking > 0) await new Promise<void>((resolve) => (this.checksDone = resolve));
+        this.checksDone = undefined;
+        await this.writeBuffered();
+      } finally {
+        this.flushGate = undefined;
+        open();
+      }
+    });
+    return this.flushing;
+  }
+
+  private async writeBuffered(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.writing = batch;
+    for (const p of batch) {
+      if (p.n !== 0) {
         try {
           await this.store.searchUsageConsume({
             indexId: p.indexId,
@@ -84,8 +116,9 @@ export class SearchUsage {
           this.add(p.indexId, p.kind, p.n, p.minute);
         }
       }
-    });
-    return this.flushing;
+      // Written, or back in `pending`: from now on the store's sum or `pending` counts it.
+      this.writing = this.writing.filter((w) => w !== p);
+    }
   }
 }
 

@@ -1,6 +1,13 @@
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
 import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
+import {
+  newGeneration,
+  VECTOR_CACHE_BYTES,
+  VectorCache,
+  type VectorChanges,
+  type VectorRow,
+} from "../../search/vector-cache.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
 import type { PgContext, Tx } from "./context.js";
@@ -9,7 +16,9 @@ import { postgresFilter } from "./search-filter.js";
 
 /**
  * The search data plane on PostgreSQL (docs/search.md "Storage"): a tsvector with a GIN index for the full-text side
- * (ts_rank, english configuration), embeddings scored exactly in this process (no pgvector on Debian 12's PG 15).
+ * (ts_rank, english configuration), embeddings scored exactly in this process (no pgvector on Debian 12's PG 15),
+ * from the vectors each node keeps in memory until a write through any node changes the index's generation
+ * (src/search/vector-cache.ts).
  */
 
 interface DocRow {
@@ -24,6 +33,15 @@ const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.cont
 const tsQuery = (terms: string[]) => terms.join(" | ");
 const DOC_COLUMNS = "seq, id, content::text AS content, metadata::text AS metadata";
 
+/** A write's effect on this node's cached vectors, applied once it committed. */
+interface Written<T> {
+  result: T;
+  indexId: string;
+  before: number | undefined;
+  after: number;
+  changes: VectorChanges;
+}
+
 function cosine(query: Float32Array, raw: Buffer): number {
   // A Buffer from pg may not be 4-byte aligned: copy when it is not.
   const aligned = raw.byteOffset % 4 === 0 ? raw : Buffer.from(raw);
@@ -34,11 +52,58 @@ function cosine(query: Float32Array, raw: Buffer): number {
   return s;
 }
 
-export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
+/** `cacheBytes`: memory for cached vectors (src/search/vector-cache.ts); 0 scans in the database (tests compare). */
+export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_BYTES): SearchDocumentStore {
+  const cache = new VectorCache(cacheBytes);
+
   async function state(indexId: string, tx?: Tx) {
-    const sql = `SELECT embedder, dimension, documents::int AS documents FROM search_index_state WHERE index_id = $1${tx ? " FOR UPDATE" : ""}`;
-    const rows = await (tx ?? ctx).query<{ embedder: string; dimension: number; documents: number }>(sql, [indexId]);
+    const sql = `SELECT embedder, dimension, documents::int AS documents, generation::float8 AS generation
+      FROM search_index_state WHERE index_id = $1${tx ? " FOR UPDATE" : ""}`;
+    const rows = await (tx ?? ctx).query<{ embedder: string; dimension: number; documents: number; generation: number }>(
+      sql,
+      [indexId],
+    );
     return rows[0];
+  }
+
+  /** Inside a write: the index's new generation (the row is locked by state(…, tx) or the write itself). */
+  async function newGenerationIn(tx: Tx, indexId: string): Promise<number> {
+    const after = newGeneration();
+    await tx.execute("UPDATE search_index_state SET generation = $1 WHERE index_id = $2", [after, indexId]);
+    return after;
+  }
+
+  /** The name's vectors in this node's memory at the index's current generation; undefined when they do not fit. */
+  async function cachedVectors(
+    indexId: string,
+    namespace: string,
+    current: { dimension: number; generation: number; documents: number },
+  ) {
+    const cached = cache.get(indexId, namespace, current.generation);
+    if (cached) return cached;
+    // The index's count bounds the name's: a name that cannot fit is never read twice (here, then to scan).
+    if (!cache.fits(current.documents, current.dimension)) return undefined;
+    // Read after the generation: at worst newer than it, which only costs a reload at the next query.
+    const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
+      "SELECT seq, embedding FROM search_documents WHERE index_id = $1 AND namespace = $2",
+      [indexId, namespace],
+    );
+    return cache.load(
+      indexId,
+      namespace,
+      current.generation,
+      current.dimension,
+      rows.length,
+      rows.map((r): VectorRow => [Number(r.seq), r.embedding]),
+    );
+  }
+
+
+  /** Runs a write, then brings this node's cached vectors in step once it committed. */
+  async function writeAndCache<T>(op: (tx: Tx) => Promise<Written<T>>): Promise<T> {
+    const done = await ctx.write(op);
+    cache.changed(done.indexId, done.before, done.after, done.changes);
+    return done.result;
   }
 
   function selectWhere(indexId: string, namespace: string, selector: DocumentSelector, params: Params): string {
@@ -50,12 +115,28 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
     return where;
   }
 
-  async function deleteWhere(tx: Tx, indexId: string, where: string, params: Params): Promise<number> {
-    const n = await tx.execute(`DELETE FROM search_documents d WHERE ${where}`, params.values);
-    if (n > 0) {
-      await tx.execute("UPDATE search_index_state SET documents = documents - $1 WHERE index_id = $2", [n, indexId]);
+  /** Deletes and counts; the cached vectors of the name (of the index when `namespace` is undefined) follow. */
+  async function deleteWhere(
+    tx: Tx,
+    indexId: string,
+    namespace: string | undefined,
+    where: string,
+    params: Params,
+    cleared = false,
+  ): Promise<Written<number>> {
+    const before = (await state(indexId, tx))?.generation;
+    const removed = (
+      await tx.query<{ seq: string }>(`DELETE FROM search_documents d WHERE ${where} RETURNING d.seq`, params.values)
+    ).map((r) => Number(r.seq));
+    if (removed.length > 0) {
+      await tx.execute("UPDATE search_index_state SET documents = documents - $1 WHERE index_id = $2", [
+        removed.length,
+        indexId,
+      ]);
     }
-    return n;
+    const after = await newGenerationIn(tx, indexId);
+    const changes: VectorChanges = { ...(namespace === undefined ? {} : { namespace }), removed, cleared };
+    return { result: removed.length, indexId, before, after, changes };
   }
 
   return {
@@ -67,7 +148,7 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
       ).map(searchIndexFromRow),
 
     searchDocUpsert: ({ indexId, namespace, docs, embedder, maxDocuments }) =>
-      ctx.write(async (tx) => {
+      writeAndCache(async (tx) => {
         await tx.execute(
           `INSERT INTO search_index_state (index_id, embedder, dimension) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
           [indexId, embedder.name, embedder.dimension],
@@ -86,13 +167,13 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
         }
         // One row per id (the last wins): ON CONFLICT cannot touch a row twice in one statement.
         const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
-        const rows = await tx.query<{ inserted: boolean }>(
+        const rows = await tx.query<{ id: string; seq: string; inserted: boolean }>(
           `INSERT INTO search_documents AS d (index_id, namespace, id, content, metadata, text, embedding)
            SELECT $1, $2, u.id, u.content, u.metadata, u.text, u.embedding
            FROM unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::bytea[]) AS u(id, content, metadata, text, embedding)
            ON CONFLICT (index_id, namespace, id) DO UPDATE
              SET content = excluded.content, metadata = excluded.metadata, text = excluded.text, embedding = excluded.embedding
-           RETURNING (xmax = 0) AS inserted`,
+           RETURNING d.id, d.seq, (xmax = 0) AS inserted`,
           [
             indexId,
             namespace,
@@ -117,6 +198,10 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
             indexId,
           ]);
         }
+        const byId = new Map(unique.map((d) => [d.id, d.embedding]));
+        const set = rows.map((r): [number, Float32Array] => [Number(r.seq), byId.get(r.id)!]);
+        const after = await newGenerationIn(tx, indexId);
+        return { result: undefined, indexId, before: current.generation, after, changes: { namespace, set } };
       }),
 
     searchDocQuery: async (q) => {
@@ -140,9 +225,22 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
       };
       const semanticKeys = new Set<number>();
       const fulltextKeys = new Set<number>();
+      const matrix = useSemantic ? await cachedVectors(q.indexId, q.namespace, current) : undefined;
       let similarities: Map<number, number> | undefined;
-      if (useSemantic) {
-        // Exact: every vector that passes the filter is scored here; the best `perSide` are kept.
+      if (matrix) {
+        let keys: number[] | undefined;
+        if (q.filter) {
+          const params = new Params();
+          keys = (
+            await ctx.query<{ seq: string }>(`SELECT seq FROM search_documents d WHERE ${where(params)}`, params.values)
+          ).map((r) => Number(r.seq));
+        }
+        for (const s of matrix.nearest(q.embedding, perSide, keys)) {
+          candidate(s.key).semantic = s.value;
+          semanticKeys.add(s.key);
+        }
+      } else if (useSemantic) {
+        // Too large for this node's memory: every vector that passes the filter is read and scored here.
         const params = new Params();
         const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
           `SELECT seq, embedding FROM search_documents d WHERE ${where(params)}`,
@@ -158,28 +256,33 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
         if (useFulltext) similarities = new Map(scored.map((s) => [s.key, s.value]));
       }
       if (useFulltext) {
+        // One round trip: the best full-text matches, and the full-text scores of the semantic candidates (read by
+        // primary key; the match test sits in the select list so the planner does not search the GIN index again).
         const params = new Params();
         const query = params.add(tsQuery(q.terms));
-        const rows = await ctx.query<{ seq: string; value: number }>(
-          `SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value FROM search_documents d
-           WHERE ${where(params)} AND d.tsv @@ to_tsquery('english', ${query})
-           ORDER BY value DESC LIMIT ${params.add(perSide)}`,
+        // The matches come from the GIN index first (MATERIALIZED): before ANALYZE has seen a bulk upsert, the
+        // planner took the (index, name) b-tree as more selective and tested every document of the name instead.
+        const best = `WITH d AS MATERIALIZED (
+            SELECT seq, index_id, namespace, content, metadata, tsv FROM search_documents
+            WHERE tsv @@ to_tsquery('english', ${query}))
+          SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
+          FROM d WHERE ${where(params)} ORDER BY value DESC LIMIT ${params.add(perSide)}`;
+        const ofSemantic = `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END, false
+          FROM search_documents, to_tsquery('english', ${query}) q WHERE seq = ANY(${params.add([...semanticKeys])}::bigint[])`;
+        const rows = await ctx.query<{ seq: string; value: number; best: boolean }>(
+          `(${best}) UNION ALL (${ofSemantic})`,
           params.values,
         );
         for (const r of rows) {
           const c = candidate(Number(r.seq));
           c.fulltext = r.value;
+          if (!r.best) continue;
           fulltextKeys.add(c.key);
           if (similarities) c.semantic = similarities.get(c.key) ?? 0;
         }
-        const missing = [...semanticKeys].filter((k) => !fulltextKeys.has(k));
-        if (missing.length > 0) {
-          const rest = await ctx.query<{ seq: string; value: number }>(
-            `SELECT seq, ts_rank(tsv, to_tsquery('english', $1)) AS value FROM search_documents
-             WHERE seq = ANY($2::bigint[]) AND tsv @@ to_tsquery('english', $1)`,
-            [tsQuery(q.terms), missing],
-          );
-          for (const r of rest) candidate(Number(r.seq)).fulltext = r.value;
+        if (matrix) {
+          const unscored = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
+          for (const s of matrix.similarities(q.embedding, unscored)) candidate(s.key).semantic = s.value;
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
@@ -214,9 +317,9 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
     },
 
     searchDocDelete: ({ indexId, namespace, selector }) =>
-      ctx.write(async (tx) => {
+      writeAndCache(async (tx) => {
         const params = new Params();
-        return deleteWhere(tx, indexId, selectWhere(indexId, namespace, selector, params), params);
+        return deleteWhere(tx, indexId, namespace, selectWhere(indexId, namespace, selector, params), params);
       }),
 
     searchDocRange: async ({ indexId, namespace, after, limit, prefix }) =>
@@ -228,13 +331,14 @@ export function searchDocumentQueries(ctx: PgContext): SearchDocumentStore {
         )
       ).map(toStored),
 
-    searchDocReset: ({ indexId, namespace }) =>
-      ctx.write(async (tx) => {
+    searchDocReset: async ({ indexId, namespace }) => {
+      await writeAndCache(async (tx) => {
         const params = new Params();
         let where = `d.index_id = ${params.add(indexId)}`;
         if (namespace !== undefined) where += ` AND d.namespace = ${params.add(namespace)}`;
-        await deleteWhere(tx, indexId, where, params);
-      }),
+        return deleteWhere(tx, indexId, namespace, where, params, true);
+      });
+    },
 
     searchDocInfo: async ({ indexId }) => {
       const namespaces = await ctx.query<{ namespace: string; documents: number }>(

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
 import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
+import { newGeneration, VECTOR_CACHE_BYTES, VectorCache, type VectorChanges, type VectorRow } from "../../search/vector-cache.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
   DocumentSelector,
@@ -12,11 +13,13 @@ import type {
   StoredDocument,
 } from "../search-document-store.js";
 import type { SqliteContext } from "./context.js";
-import { sqliteFilter } from "./search-filter.js";
+import { type SqlFragment, sqliteFilter } from "./search-filter.js";
+import { searchUsageQueries } from "./search-usage.js";
 
 /**
  * The search data plane on SQLite (docs/search.md "Storage"): FTS5 with porter stemming for the full-text side, and
- * an exact scan of the embeddings with sqlite-vec's `vec_distance_cosine` (C code over BLOBs) for the semantic side.
+ * for the semantic side an exact scan of the embeddings held in memory (src/search/vector-cache.ts), or, for a name
+ * too large for that memory, of the BLOBs with sqlite-vec (`vec0` KNN unfiltered, `vec_distance_cosine` filtered).
  */
 
 /** Loads sqlite-vec's scalar vector functions into a connection (before migrations: nothing in them needs it). */
@@ -42,20 +45,34 @@ export function scopeToken(indexId: string, namespace: string): string {
   return `s${createHash("sha256").update(`${indexId}\0${namespace}`).digest("hex").slice(0, 24)}0`;
 }
 
-/** Full-text matches scored per query; a semantic hit beyond them counts as sharing no term. */
-export const FULLTEXT_SCORED = 5000;
+/**
+ * Full-text matches whose score a query reads (best first). A semantic candidate beyond them counts as sharing no
+ * term with the query: its full-text score, at most the last one read, is taken as 0 (docs/search.md "Scoring").
+ * Reading 1,000 instead of 5,000 halves the cost of the full-text side at 100,000 documents.
+ */
+export const FULLTEXT_SCORED = 1000;
 const toStored = (r: DocRow): StoredDocument => ({ id: r.id, contentJson: r.content, metadataJson: r.metadata });
 const ftsMatch = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
 
-export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
+/** `cacheBytes`: memory for cached vectors (src/search/vector-cache.ts); 0 scans in the database (tests compare). */
+export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CACHE_BYTES): SearchDocumentStore {
   const { db } = ctx;
   const bySlug = db.prepare("SELECT * FROM search_indexes WHERE slug = ? ORDER BY creation_time, id");
-  const getState = db.prepare("SELECT embedder, dimension, documents FROM search_index_state WHERE index_id = ?");
+  const getState = db.prepare(
+    "SELECT embedder, dimension, documents, generation FROM search_index_state WHERE index_id = ?",
+  );
+  const setGeneration = db.prepare("UPDATE search_index_state SET generation = ? WHERE index_id = ?");
+  const vectorCount = db.prepare("SELECT COUNT(*) FROM search_vectors WHERE index_id = ? AND namespace = ?").pluck();
+  const vectorRows = db
+    .prepare("SELECT rowid, embedding FROM search_vectors WHERE index_id = ? AND namespace = ?")
+    .raw();
+  const cache = new VectorCache(cacheBytes);
   const insertState = db.prepare(
     "INSERT INTO search_index_state (index_id, embedder, dimension, documents) VALUES (?, ?, ?, 0)",
   );
   const setEmbedder = db.prepare("UPDATE search_index_state SET embedder = ?, dimension = ? WHERE index_id = ?");
   const addDocuments = db.prepare("UPDATE search_index_state SET documents = documents + ? WHERE index_id = ?");
+  const allDocuments = db.prepare("SELECT COALESCE(SUM(documents), 0) FROM search_index_state").pluck();
   const findRowid = db.prepare("SELECT rowid FROM search_documents WHERE index_id = ? AND namespace = ? AND id = ?");
   const insertDoc = db.prepare(
     "INSERT INTO search_documents (index_id, namespace, id, content, metadata, text, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -96,16 +113,34 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     `SELECT rowid AS key, 1 - vec_distance_cosine(embedding, ?) AS value FROM search_vectors
      WHERE rowid IN (SELECT value FROM json_each(?))`,
   );
-  const usageAdd = db.prepare(
-    `INSERT INTO search_usage (index_id, kind, minute, count) VALUES (?, ?, ?, ?)
-     ON CONFLICT (index_id, kind, minute) DO UPDATE SET count = count + excluded.count`,
-  );
-  const usageSum = db.prepare(
-    "SELECT COALESCE(SUM(count), 0) AS n FROM search_usage WHERE index_id = ? AND kind = ? AND minute >= ?",
-  );
+
 
   const state = (indexId: string) =>
-    getState.get(indexId) as { embedder: string; dimension: number; documents: number } | undefined;
+    getState.get(indexId) as
+      | { embedder: string; dimension: number; documents: number; generation: number }
+      | undefined;
+
+  /**
+   * Inside a write, after its SQL: a new generation for the index, and this store's cached vectors of it brought in
+   * step (docs/search.md "Vector cache"). A rollback leaves the database at the old generation: the entries then no
+   * longer match it and reload.
+   */
+  function written(indexId: string, before: number | undefined, changes: VectorChanges): void {
+    const after = newGeneration();
+    setGeneration.run(after, indexId);
+    cache.changed(indexId, before, after, changes);
+  }
+
+  /** The name's vectors in memory at the index's current generation; undefined when they do not fit. */
+  function cachedVectors(indexId: string, namespace: string, current: { dimension: number; generation: number }) {
+    const cached = cache.get(indexId, namespace, current.generation);
+    if (cached) return cached;
+    const count = vectorCount.get(indexId, namespace) as number;
+    if (!cache.fits(count, current.dimension)) return undefined;
+    const rows = vectorRows.iterate(indexId, namespace) as IterableIterator<VectorRow>;
+    return cache.load(indexId, namespace, current.generation, current.dimension, count, rows);
+  }
+
 
   /** Rowids of the selected documents (ids in any order; missing ids skipped). */
   function selectRowids(indexId: string, namespace: string, selector: DocumentSelector, limit?: number): number[] {
@@ -135,16 +170,26 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
       .all(indexId, namespace, ...f.params) as number[];
   }
 
-  function deleteRowids(indexId: string, rowids: number[]): number {
+  /** Rowids of the name's documents that pass a filter (the semantic side scores only those). */
+  const filteredRowids = (indexId: string, namespace: string, f: SqlFragment) =>
+    db
+      .prepare(`SELECT rowid FROM search_documents d WHERE index_id = ? AND namespace = ? AND ${f.sql}`)
+      .pluck()
+      .all(indexId, namespace, ...f.params) as number[];
+
+  function deleteRowids(indexId: string, namespace: string | undefined, rowids: number[], cleared = false): number {
     if (rowids.length === 0) return 0;
+    const before = state(indexId)?.generation;
     const n = db
       .prepare("DELETE FROM search_documents WHERE rowid IN (SELECT value FROM json_each(?))")
       .run(JSON.stringify(rowids)).changes;
     addDocuments.run(-n, indexId);
+    written(indexId, before, { ...(namespace === undefined ? {} : { namespace }), removed: rowids, cleared });
     return n;
   }
 
   return {
+    ...searchUsageQueries(ctx),
     searchIndexListBySlug: async ({ slug }) => (bySlug.all(slug) as SearchIndexRow[]).map(searchIndexFromRow),
 
     searchDocUpsert: ({ indexId, namespace, docs, embedder, maxDocuments }) =>
@@ -161,6 +206,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
         }
         let added = 0;
         const scope = scopeToken(indexId, namespace);
+        const vectors: [number, Float32Array][] = [];
         for (const doc of docs) {
           const existing = findRowid.get(indexId, namespace, doc.id) as { rowid: number } | undefined;
           let rowid: number;
@@ -175,6 +221,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
             added++;
           }
           upsertVector.run(rowid, indexId, namespace, blob(doc.embedding));
+          vectors.push([rowid, doc.embedding]);
           if (doc.embedding.length === KNN_DIMENSION) {
             knnDelete.run(BigInt(rowid));
             knnInsert.run(BigInt(rowid), indexId, namespace, blob(doc.embedding));
@@ -188,6 +235,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
           );
         }
         if (added > 0) addDocuments.run(added, indexId);
+        written(indexId, current?.generation, { namespace, set: vectors });
       }),
 
     searchDocQuery: async (q) => {
@@ -209,9 +257,12 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
       };
       const semanticKeys = new Set<number>();
       const fulltextKeys = new Set<number>();
+      const matrix = useSemantic ? cachedVectors(q.indexId, q.namespace, current) : undefined;
       if (useSemantic) {
         const rows = (
-          f
+          matrix
+            ? matrix.nearest(q.embedding, perSide, f ? filteredRowids(q.indexId, q.namespace, f) : undefined)
+            : f
             ? db
                 .prepare(
                   `SELECT v.rowid AS key, 1 - vec_distance_cosine(v.embedding, ?) AS value FROM search_vectors v
@@ -231,7 +282,14 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
       if (useFulltext) {
         // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
         // semantic hits read theirs from here instead of a second MATCH per document.
-        const scoped = `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
+        // When this name holds every document of the store (one index, one name: its cached vectors are as many
+        // as all documents), the scope term selects nothing more and is left out: the same matches and scores
+        // (the scope column weighs 0), about half the cost (docs/search.md "Storage").
+        const held = matrix ?? cache.get(q.indexId, q.namespace, current.generation);
+        const alone = held !== undefined && held.size === (allDocuments.get() as number);
+        const scoped = alone
+          ? `text : (${match})`
+          : `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
         const rows = (
           f
             ? db.prepare(fulltextFilteredSql(f.sql)).all(scoped, ...f.params, FULLTEXT_SCORED)
@@ -247,7 +305,10 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
       // The semantic side's score for the full-text hits it did not return.
       if (useSemantic && fulltextKeys.size > 0) {
         const missing = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
-        for (const r of semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]) {
+        const scored = matrix
+          ? matrix.similarities(q.embedding, missing)
+          : (semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]);
+        for (const r of scored) {
           candidate(r.key).semantic = r.value;
         }
       }
@@ -276,7 +337,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
     },
 
     searchDocDelete: ({ indexId, namespace, selector }) =>
-      ctx.write(() => deleteRowids(indexId, selectRowids(indexId, namespace, selector))),
+      ctx.write(() => deleteRowids(indexId, namespace, selectRowids(indexId, namespace, selector))),
 
     searchDocRange: async ({ indexId, namespace, after, limit, prefix }) => {
       const rows = db
@@ -298,7 +359,7 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
                 .pluck()
                 .all(indexId, namespace)
         ) as number[];
-        deleteRowids(indexId, rowids);
+        deleteRowids(indexId, namespace, rowids, true);
       }),
 
     searchDocInfo: async ({ indexId }) => {
@@ -324,28 +385,6 @@ export function searchDocumentQueries(ctx: SqliteContext): SearchDocumentStore {
         bytes,
         ...(current ? { embedder: { name: current.embedder, dimension: current.dimension } } : {}),
       };
-    },
-
-    searchUsageConsume: ({ indexId, kind, n, now, since, limit }) =>
-      ctx.write(() => {
-        const used = (usageSum.get(indexId, kind, since) as { n: number }).n;
-        if (limit >= 0 && used + n > limit) return { allowed: false, used };
-        usageAdd.run(indexId, kind, now - (now % 60_000), n);
-        return { allowed: true, used: used + n };
-      }),
-
-    searchUsageSum: async ({ indexId, kind, since }) => (usageSum.get(indexId, kind, since) as { n: number }).n,
-
-    searchUsageSeries: async ({ indexId, from, stepMs, count }) => {
-      const out = new Array<number>(count).fill(0);
-      const rows = db
-        .prepare("SELECT minute, count FROM search_usage WHERE index_id = ? AND minute >= ? AND minute < ? AND kind != 'bandwidth'")
-        .all(indexId, from, from + stepMs * count) as { minute: number; count: number }[];
-      for (const r of rows) {
-        const i = Math.floor((r.minute - from) / stepMs);
-        if (i >= 0 && i < count) out[i]! += r.count;
-      }
-      return out;
     },
   };
 }

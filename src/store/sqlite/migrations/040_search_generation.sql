@@ -1,0 +1,3 @@
+-- A random value set anew by every write to an index's documents (docs/search.md "Vector cache"): the store keeps
+-- each name's vectors in memory and uses them only while this value is the one they were loaded or updated at.
+ALTER TABLE search_index_state ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
