@@ -230,6 +230,7 @@ CREATE TABLE search_index_state (
   embedder text NOT NULL,
   dimension integer NOT NULL,
   documents bigint NOT NULL DEFAULT 0,
+  generation bigint NOT NULL DEFAULT 0,
   CONSTRAINT search_index_state_index_id_fkey FOREIGN KEY (index_id) REFERENCES search_indexes(id) ON DELETE CASCADE,
   CONSTRAINT search_index_state_pkey PRIMARY KEY (index_id)
 );
@@ -371,7 +372,7 @@ CREATE INDEX schedules_account ON public.schedules USING btree (account_id, crea
 CREATE INDEX schedules_due ON public.schedules USING btree (next_run_at) WHERE (next_run_at IS NOT NULL);
 
 -- index search_documents_tsv
-CREATE INDEX search_documents_tsv ON public.search_documents USING gin (tsv);
+CREATE INDEX search_documents_tsv ON public.search_documents USING gin (tsv) WITH (fastupdate=off);
 
 -- index search_indexes_customer
 CREATE INDEX search_indexes_customer ON public.search_indexes USING btree (customer_id, creation_time);

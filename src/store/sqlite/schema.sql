@@ -216,7 +216,7 @@ CREATE TABLE search_index_state (
   embedder  TEXT NOT NULL,
   dimension INTEGER NOT NULL,
   documents INTEGER NOT NULL DEFAULT 0
-);
+, generation INTEGER NOT NULL DEFAULT 0);
 
 -- table search_indexes
 CREATE TABLE search_indexes (
