@@ -52,7 +52,7 @@ export function newDataDir(workDir: string, name: string): string {
 /**
  * Starts `node --import tsx src/main.ts serve` as a child process on a free port: the server `npm start` runs, from
  * source rather than from dist/ so that another checkout needs no build and profiles map to .ts lines,
- * with its own SQLite file, and waits for GET /health. `nodeArgs` adds e.g. `--cpu-prof`.
+ * with its own SQLite file, and waits until it is ready. `nodeArgs` adds e.g. `--cpu-prof`.
  */
 export async function startFerry(opts: {
   workDir: string;
@@ -72,7 +72,10 @@ export async function startFerry(opts: {
     cwd: ferryRoot,
   });
   const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/health`, child, 60_000);
+  // /health answers as soon as the boot listener does, while the store still opens (everything else answers 503
+  // "starting" then); /ready answers 200 once Ferry serves. A 404 there is a build without /ready, whose /health
+  // came from the real app.
+  await waitForHttp(`${origin}/ready`, child, 60_000, (status) => status < 300 || status === 404);
   return { child, origin, dataDir, databaseUrl: env.DATABASE_URL!, stop: () => child.stop(15_000) };
 }
 

@@ -97,8 +97,13 @@ export function tail(path: string, lines = 30): string {
   }
 }
 
-/** Polls `url` until it answers 2xx, the child exits, or `timeoutMs` passes (bounded loop). */
-export async function waitForHttp(url: string, child: Child | undefined, timeoutMs = 30_000): Promise<void> {
+/** Polls `url` until it answers 2xx (or a status `accept` takes), the child exits, or `timeoutMs` passes (bounded). */
+export async function waitForHttp(
+  url: string,
+  child: Child | undefined,
+  timeoutMs = 30_000,
+  accept: (status: number) => boolean = (status) => status < 300,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   void child?.exited.then((code) => {
@@ -111,7 +116,7 @@ export async function waitForHttp(url: string, child: Child | undefined, timeout
     try {
       const res = await request(url, { headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
-      if (res.statusCode < 300) return;
+      if (accept(res.statusCode)) return;
     } catch {
       // not listening yet
     }

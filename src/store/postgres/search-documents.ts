@@ -10,6 +10,7 @@ import {
 } from "../../search/vector-cache.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
+import { hitsInRankOrder } from "../search-hits.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";
@@ -97,7 +98,6 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
       rows.map((r): VectorRow => [Number(r.seq), r.embedding]),
     );
   }
-
 
   /** Runs a write, then brings this node's cached vectors in step once it committed. */
   async function writeAndCache<T>(op: (tx: Tx) => Promise<Written<T>>): Promise<T> {
@@ -286,19 +286,10 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
-      const rows = new Map(
-        (
-          await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
-            ranked.map((r) => r.key),
-          ])
-        ).map((r) => [Number(r.seq), r]),
-      );
-      const hits: SearchHit[] = [];
-      for (const r of ranked) {
-        const row = rows.get(r.key);
-        if (row) hits.push({ ...toStored(row), score: r.score });
-      }
-      return hits;
+      const rows = await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
+        ranked.map((r) => r.key),
+      ]);
+      return hitsInRankOrder(ranked, new Map(rows.map((r) => [Number(r.seq), toStored(r)])));
     },
 
     searchDocFetch: async ({ indexId, namespace, selector, limit }) => {

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
 import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
 import { newGeneration, VECTOR_CACHE_BYTES, VectorCache, type VectorChanges, type VectorRow } from "../../search/vector-cache.js";
+import { hitsInRankOrder } from "../search-hits.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
   DocumentSelector,
@@ -313,15 +314,8 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
         }
       }
       const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
-      const rows = new Map(
-        (docsByRowids.all(JSON.stringify(ranked.map((r) => r.key))) as DocRow[]).map((r) => [r.rowid, r]),
-      );
-      const hits: SearchHit[] = [];
-      for (const r of ranked) {
-        const row = rows.get(r.key);
-        if (row) hits.push({ ...toStored(row), score: r.score });
-      }
-      return hits;
+      const rows = docsByRowids.all(JSON.stringify(ranked.map((r) => r.key))) as DocRow[];
+      return hitsInRankOrder(ranked, new Map(rows.map((r) => [r.rowid, toStored(r)])));
     },
 
     searchDocFetch: async ({ indexId, namespace, selector, limit }) => {
