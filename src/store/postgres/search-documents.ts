@@ -9,7 +9,7 @@ import {
   type VectorRow,
 } from "../../search/vector-cache.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
-import type { DocumentSelector, SearchDocumentStore, SearchHit, StoredDocument } from "../search-document-store.js";
+import type { DocumentSelector, SearchDocumentStore, StoredDocument } from "../search-document-store.js";
 import { hitsInRankOrder } from "../search-hits.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";

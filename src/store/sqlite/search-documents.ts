@@ -10,7 +10,6 @@ import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
   DocumentSelector,
   SearchDocumentStore,
-  SearchHit,
   StoredDocument,
 } from "../search-document-store.js";
 import type { SqliteContext } from "./context.js";
