@@ -1,7 +1,7 @@
 /**
  * Reads by key asked for in the same event-loop turn go out as ONE statement for all their keys: under load every
  * publish authenticates its token, and 30 publishes arriving together then cost one round trip instead of 30
- * (docs/threading.md, "PostgreSQL round trips"). Each read still happens after its request arrived, so it sees every
+ * (docs/postgres.md, "How the adapter is built"). Each read still happens after its request arrived, so it sees every
  * write committed before: nothing is cached.
  *
  * `readMany` answers the rows of the keys it found; `keysOf` says which asked-for keys a row answers (a row may

@@ -214,7 +214,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
   return {
     // Publishes of one batch share one run: one fast-path check per account and one INSERT for all their rows.
     // One such run at a time per node, so that its fast-path check never finds the account row held by its own
-    // previous run (write-batcher.ts, oneAtATime): a miss would send the message through the claim.
+    // previous run (write-batcher.ts, oneAtATime): it would wait for that run's COMMIT or go through the claim.
     messageInsertMany: (call) =>
       ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls, oneAtATime: true }),
 

@@ -31,7 +31,7 @@ export type WriteOp<T> = (tx: Tx) => Promise<T>;
 /**
  * An operation that may share ONE run with the other operations of the same `kind` in its batch: `runMany` gets
  * their items in arrival order and answers one result per item, so a batch of 100 publishes costs one INSERT instead
- * of 100 round trips (docs/threading.md, "PostgreSQL round trips"). When the batch has to isolate a failure, each
+ * of 100 round trips (docs/postgres.md, "How the adapter is built"). When the batch has to isolate a failure, each
  * operation runs alone again (`runMany` with one item), so a bad item still fails alone.
  */
 export interface MergeableOp<I, R> {
@@ -41,8 +41,8 @@ export interface MergeableOp<I, R> {
   /**
    * At most one transaction of this node holds operations of this kind at a time; the next ones wait in the queue
    * and form the next (larger) run. For writes of one node that would otherwise contend for the same row: the
-   * publish fast path takes its account's flow-control row without waiting (migration 007), so two publish runs
-   * of one node in flight together would send one of them through the claim instead.
+   * publish fast path takes its account's flow-control row, waiting at most 50 ms (migration 021), so of two publish
+   * runs of one node in flight together the second would wait for the first's COMMIT or go through the claim.
    */
   oneAtATime?: boolean;
 }
