@@ -113,10 +113,7 @@ function messageInserters(ctx: PgContext) {
   const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
     const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
-    const fastPathAllowed = fastPathGate(
-      tx,
-      calls.flatMap((c) => c.items),
-    );
+    const fastPathAllowed = fastPathGate(tx, calls.flatMap((c) => c.items));
     const answers: InsertResult[][] = [];
     for (const { items, now, dedupWindowMs } of calls) {
       const results: InsertResult[] = [];
@@ -187,12 +184,14 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
       const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
       tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
-      await insertNew(
-        tx,
-        newMessages.map((message) => ({ message })),
-        now,
-        0,
-      );
+      if (newMessages.length > 0) {
+        await insertNew(
+          tx,
+          newMessages.map((message) => ({ message })),
+          now,
+          0,
+        );
+      }
       return true;
     });
 

@@ -106,6 +106,9 @@ class OpBuffer {
   due = false;
 }
 
+/** The buffer of an operation whose merged run buffered into its first operation's: never written to. */
+const NOTHING_BUFFERED = new OpBuffer();
+
 /** Transactions larger than this are split, so one batch never holds its locks for long. */
 const MAX_OPS_PER_COMMIT = 1000;
 /** Attempts of one operation that keeps hitting a deadlock or serialization failure. */
@@ -263,7 +266,10 @@ export class PgWriteBatcher {
             txFor(client, buffer),
             unit.map((p) => p.merge!.item),
           );
-          unit.forEach((p, k) => results.push({ p, ok: true, value: values[k], buffer: k === 0 ? buffer : new OpBuffer() }));
+          // The run's logs and usage are flushed once, with its first operation.
+          unit.forEach((p, k) => {
+            results.push({ p, ok: true, value: values[k], buffer: k === 0 ? buffer : NOTHING_BUFFERED });
+          });
           continue;
         } catch (error) {
           if (isUnavailableError(error)) throw error;
