@@ -278,6 +278,14 @@ describe("several nodes on one database", () => {
         publishMany(a, 40, receiver.url("/n"), headers),
         publishMany(b, 40, receiver.url("/n"), headers),
       ]);
+      // The node that finishes an attempt claims the next at once, so one node can win every race under load. Once
+      // either has claimed, that node stops claiming (its attempts in flight finish): the other must claim the rest.
+      await vi.waitFor(() => expect((claimed.get(a) ?? 0) + (claimed.get(b) ?? 0)).toBeGreaterThan(0), {
+        timeout: 10_000,
+        interval: 5,
+      });
+      const first = (claimed.get(a) ?? 0) > 0 ? a : b;
+      await first.ferry.dispatcher.stop(10_000);
       await receiver.waitForCount(80, 30_000);
       expect(receiver.maxConcurrent).toBe(3);
       expect(new Set(receiver.requests.map((r) => r.headers["svc-message-id"])).size).toBe(80);
