@@ -31,9 +31,14 @@ export interface Config {
   pgPoolSize: number;
   /**
    * Run the storage adapter in its own worker thread (docs/threading.md); `off` keeps it on the main thread, for
-   * debugging and for measuring what the thread buys. (Default: on)
+   * debugging and for measuring what the thread buys. (Default: off)
    */
   storeThread: boolean;
+  /**
+   * Sign and send deliveries in their own worker thread, the egress thread (docs/threading.md); `off` sends them
+   * from the main thread. (Default: on)
+   */
+  egressThread: boolean;
   /** pino level. (Default: info) */
   logLevel: string;
   /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
@@ -212,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     storeThread: oneOf(env, "FERRY_STORE_THREAD", "off", ["on", "off"] as const) === "on",
+    egressThread: oneOf(env, "FERRY_EGRESS_THREAD", "on", ["on", "off"] as const) === "on",
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
@@ -270,6 +276,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
   FERRY_PG_POOL_SIZE: "10",
   FERRY_STORE_THREAD: "off",
+  FERRY_EGRESS_THREAD: "on",
   FERRY_LOG_LEVEL: "info",
   FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",

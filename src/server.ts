@@ -10,7 +10,8 @@ import { ulid } from "./domain/ids.js";
 import { Dispatcher } from "./delivery/dispatcher.js";
 import { parseEgressPolicy } from "./domain/egress-policy.js";
 import { planBook } from "./domain/plans.js";
-import { createHttpClient } from "./delivery/http-client.js";
+import { createHttpClient, type HttpClient } from "./delivery/http-client.js";
+import { openEgressThread } from "./delivery/egress-thread/client.js";
 import { buildCallbacks } from "./delivery/callbacks.js";
 import { dialectFor } from "./domain/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
@@ -37,6 +38,8 @@ export interface Ferry {
   /** The delivery engine (also `loops.dispatcher`); services see it only as a DeliveryHandoff. */
   dispatcher: Dispatcher;
   bootstrap: BootstrapResult;
+  /** Outgoing HTTP of deliveries and callbacks: the egress thread's client unless FERRY_EGRESS_THREAD=off. */
+  http: HttpClient;
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string;
   loops: Record<string, Loop>;
@@ -74,7 +77,10 @@ async function startBehind(
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
-  const http = createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
+  const http =
+    config.egressThread
+      ? openEgressThread({ destinationAllow: config.destinationAllow, log })
+      : createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
 
   // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
   const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
@@ -135,5 +141,5 @@ async function startBehind(
     })();
     return stopping;
   };
-  return { app, services, dispatcher, bootstrap, url: address, loops, stop };
+  return { app, services, dispatcher, bootstrap, http, url: address, loops, stop };
 }

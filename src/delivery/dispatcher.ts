@@ -246,7 +246,8 @@ export class Dispatcher {
       .send({
         url: m.url,
         method: m.spec.method,
-        headers: deliveryHeaders({ message: m, signingKey: account.currentSigningKey, dialect, nowMs: clock.now() }),
+        headers: deliveryHeaders({ message: m, dialect }),
+        sign: { header: dialect.header("Signature"), key: account.currentSigningKey, issuer: dialect.issuer, nowMs: clock.now() },
         body: m.body,
         timeoutMs,
         maxBodyBytes: limits.max_message_size,

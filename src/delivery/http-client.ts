@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, request } from "undici";
 import { addHeader, emptyHeaderMap, type HeaderMap } from "../domain/headers.js";
 import type { AttemptResponse } from "../domain/message.js";
 import type { EgressPolicy } from "../domain/egress-policy.js";
+import { signDelivery } from "../domain/signing.js";
 import { egressConnector } from "./egress.js";
 
 /**
@@ -17,6 +18,8 @@ export interface SendParams {
   body: Buffer | undefined;
   timeoutMs: number;
   maxBodyBytes: number;
+  /** Signs the request (docs/messaging.md "Signing keys") into `header`: done here, in the thread that sends. */
+  sign?: { header: string; key: string; issuer: string; nowMs: number };
 }
 
 export interface HttpClient {
@@ -40,19 +43,24 @@ async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`timeout after ${p.timeoutMs} ms`)), p.timeoutMs);
   try {
+    const headers = p.headers;
+    if (p.sign) {
+      const { header, key, issuer, nowMs } = p.sign;
+      headers[header] = signDelivery({ key, issuer, url: p.url, body: p.body, nowMs });
+    }
     const res = await request(p.url, {
       dispatcher: agent,
       method: p.method as Dispatcher.HttpMethod,
-      headers: p.headers,
+      headers,
       body: p.method === "GET" || p.method === "HEAD" ? undefined : p.body,
       signal: controller.signal,
       headersTimeout: p.timeoutMs,
       bodyTimeout: p.timeoutMs,
     });
-    const headers: HeaderMap = emptyHeaderMap();
+    const responseHeaders: HeaderMap = emptyHeaderMap();
     for (const [name, value] of Object.entries(res.headers)) {
       if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) addHeader(headers, name, v);
+      for (const v of Array.isArray(value) ? value : [value]) addHeader(responseHeaders, name, v);
     }
     // Read up to maxBodyBytes, then stop: leaving the loop destroys the body and its connection, so a 100 MB or an
     // endless response costs neither memory nor the rest of the timeout (docs/reliability.md, "Destination faults").
@@ -64,7 +72,7 @@ async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> 
       size += Math.min(buf.length, p.maxBodyBytes - size);
       if (size >= p.maxBodyBytes) break;
     }
-    return { status: res.statusCode, headers, body: Buffer.concat(chunks) };
+    return { status: res.statusCode, headers: responseHeaders, body: Buffer.concat(chunks) };
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error;
     return { headers: {}, body: Buffer.alloc(0), error: describeError(reason) };

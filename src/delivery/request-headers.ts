@@ -1,15 +1,12 @@
 import { flattenHeaders } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
-import { signDelivery } from "../domain/signing.js";
 import type { Dialect } from "../domain/dialect.js";
 
-/** The headers a destination receives (docs/messaging.md "Publish"), signed with the account's current key. */
-export function deliveryHeaders(p: {
-  message: Message;
-  signingKey: string;
-  dialect: Dialect;
-  nowMs: number;
-}): Record<string, string> {
+/**
+ * The headers a destination receives (docs/messaging.md "Publish"), but its signature: the HTTP client adds that
+ * (`SendParams.sign`), in the thread that sends.
+ */
+export function deliveryHeaders(p: { message: Message; dialect: Dialect }): Record<string, string> {
   const { message: m, dialect: d } = p;
   const headers = flattenHeaders(m.spec.headers);
   headers["User-Agent"] = d.userAgent;
@@ -18,12 +15,5 @@ export function deliveryHeaders(p: {
   if (m.topicName !== undefined) headers[d.header("Topic-Name")] = m.topicName;
   if (m.scheduleId !== undefined) headers[d.header("Schedule-Id")] = m.scheduleId;
   if (m.callerIp !== undefined) headers[d.header("Caller-Ip")] = m.callerIp;
-  headers[d.header("Signature")] = signDelivery({
-    key: p.signingKey,
-    issuer: d.issuer,
-    url: m.url,
-    body: m.body,
-    nowMs: p.nowMs,
-  });
   return headers;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { Receiver } from "../helpers/receiver.js";
 import { httpCall, TEST_TOKEN } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -61,6 +62,7 @@ describe("npm start from a clean clone", () => {
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const receiver = await Receiver.start();
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const url = await waitUntil(() => /"url":"(http:\/\/[^"]+)".*"msg":"ferry listening"/.exec(out)?.[1], {
@@ -73,9 +75,15 @@ describe("npm start from a clean clone", () => {
       expect(existsSync(join(clone, "dist", "store", "sqlite", "migrations", "001_core.sql"))).toBe(true);
       expect((await httpCall(url, "GET", "/ready")).status).toBe(200);
       expect((await httpCall(url, "GET", "/v2/keys", {}, TEST_TOKEN)).status).toBe(200);
+      // A delivery goes out through the compiled egress thread (dist/delivery/egress-thread/worker.js), signed.
+      const published = await httpCall(url, "POST", `/v2/publish/${receiver.url("/compiled")}`, { body: "hi" }, TEST_TOKEN);
+      const got = await receiver.next({ timeoutMs: 20_000 });
+      expect(got.headers["svc-message-id"]).toBe(published.json.messageId);
+      expect(got.headers["svc-signature"]).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     } finally {
       if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
       await exited;
+      await receiver.close();
     }
   }, 300_000);
 });

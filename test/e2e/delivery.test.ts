@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { egressThreadStats } from "../../src/delivery/egress-thread/client.js";
 import { OffsetClock } from "../../src/domain/clock.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -193,5 +194,23 @@ describe("what the destination receives", () => {
     expect((await receiver.next()).headers["svc-message-id"]).toBe(a.json.messageId);
     advance(3_600_000);
     expect((await receiver.next()).headers["svc-message-id"]).toBe(b.json.messageId);
+  });
+});
+
+describe("the egress thread (docs/threading.md)", () => {
+  it("is where deliveries go out; one that dies mid-attempt fails the attempt, which is retried and delivered", async () => {
+    const stats = egressThreadStats(server.ferry.http);
+    expect(stats).toBeDefined();
+    receiver.respondWith({ status: 200, delayMs: 5_000 });
+    const res = await publish("/egress-dies", { "svc-retries": "2", "svc-retry-delay": "0" });
+    await waitUntil(() => receiver.maxConcurrent === 1, { what: "the attempt at the destination" });
+    await stats!.worker!.terminate();
+
+    const got = await receiver.next();
+    expect(got.headers["svc-message-id"]).toBe(res.json.messageId);
+    expect(got.headers["svc-retried"]).toBe("1");
+    await waitForState(res.json.messageId, "DELIVERED");
+    const errors = (await server.call("GET", `/v2/events?messageId=${res.json.messageId}&state=ERROR`)).json.events;
+    expect(errors.map((e: { error: string }) => e.error)).toEqual([expect.stringMatching(/egress thread exited/)]);
   });
 });

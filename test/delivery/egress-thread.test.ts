@@ -1,0 +1,105 @@
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { egressThreadStats, openEgressThread } from "../../src/delivery/egress-thread/client.js";
+import type { HttpClient, SendParams } from "../../src/delivery/http-client.js";
+import { Receiver } from "../helpers/receiver.js";
+import { verifySignature } from "../helpers/signature.js";
+
+/**
+ * The egress thread (docs/threading.md, "The egress thread") against a real local receiver: requests signed and sent
+ * from the worker, one message per turn, the destination policy applied there, and a thread that dies mid-attempt.
+ */
+const KEY = "sig_egress_thread_test_key";
+const log = pino({ level: "silent" });
+let receiver: Receiver;
+let client: HttpClient | undefined;
+
+beforeAll(async () => {
+  receiver = await Receiver.start();
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+function params(path: string, over: Partial<SendParams> = {}): SendParams {
+  return {
+    url: receiver.url(path),
+    method: "POST",
+    headers: { "content-type": "text/plain", "x-n": path },
+    body: Buffer.from(`body of ${path}`),
+    timeoutMs: 5_000,
+    maxBodyBytes: 1_000_000,
+    sign: { header: "Svc-Signature", key: KEY, issuer: "Ferry", nowMs: Date.now() },
+    ...over,
+  };
+}
+
+describe("the egress thread", () => {
+  it("signs and sends a turn's requests in one message, and answers with status, headers and body", async () => {
+    receiver.setDefault((url) => ({ status: 201, headers: { "x-echo": url }, body: `answer to ${url}` }));
+    client = openEgressThread({ destinationAllow: undefined, log });
+    const paths = Array.from({ length: 50 }, (_, i) => `/t1/${i}`);
+    const answers = await Promise.all(paths.map((p) => client!.send(params(p))));
+
+    for (const [i, a] of answers.entries()) {
+      expect(a.error).toBeUndefined();
+      expect(a.status).toBe(201);
+      expect(a.headers["X-Echo"]).toEqual([paths[i]]);
+      expect(a.body.toString()).toBe(`answer to ${paths[i]}`);
+    }
+    const got = receiver.requests.filter((r) => r.url.startsWith("/t1/"));
+    expect(got).toHaveLength(50);
+    for (const r of got) {
+      expect(r.text).toBe(`body of ${r.url}`);
+      expect(r.headers["x-n"]).toBe(r.url);
+      await verifySignature({ signature: r.headers["svc-signature"], key: KEY, url: receiver.url(r.url), body: r.body });
+    }
+    const stats = egressThreadStats(client)!;
+    expect(stats).toMatchObject({ batches: 1, sends: 50, threadsStarted: 1 });
+  });
+
+  it("applies the destination policy in the thread: a refused address fails like a connection error", async () => {
+    client = openEgressThread({ destinationAllow: "10.0.0.0/8", log });
+    const before = receiver.requests.length;
+    const answer = await client.send(params("/refused"));
+    expect(answer.status).toBeUndefined();
+    expect(answer.error).toMatch(/127\.0\.0\.1/);
+    expect(receiver.requests.length).toBe(before);
+  });
+
+  it("fails the attempts of a thread that dies mid-attempt, and starts a new thread for the next send", async () => {
+    const slow = await Receiver.start();
+    try {
+      slow.setDefault({ status: 200, body: "late", delayMs: 2_000 });
+      client = openEgressThread({ destinationAllow: undefined, log });
+      const stats = egressThreadStats(client)!;
+      const inFlight = client.send({ ...params("/dies"), url: slow.url("/dies") });
+      // The request reached the destination: the attempt is in the thread's hands when it dies.
+      await vi.waitFor(() => expect(slow.maxConcurrent).toBe(1), { timeout: 5_000, interval: 10 });
+      await stats.worker!.terminate();
+
+      const answer = await inFlight;
+      expect(answer.status).toBeUndefined();
+      expect(answer.error).toMatch(/egress thread exited/);
+
+      slow.setDefault({ status: 200, body: "ok" });
+      const next = await client.send({ ...params("/after"), url: slow.url("/after") });
+      expect(next.status).toBe(200);
+      expect(stats.threadsStarted).toBe(2);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("after close, answers every send as failed without starting a thread", async () => {
+    client = openEgressThread({ destinationAllow: undefined, log });
+    await client.close();
+    const answer = await client.send(params("/closed"));
+    expect(answer.error).toMatch(/closed/);
+    expect(egressThreadStats(client)!.threadsStarted).toBe(0);
+  });
+});
