@@ -178,7 +178,7 @@ export function busyShare(s: ProfileSummary): number {
 /**
  * The profile of one thread of the profiled process: `node --cpu-prof` writes one file per thread,
  * `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`; thread 0 is the main thread, 1 the first worker (Ferry's
- * store thread). Falls back to the largest file for the main thread.
+ * egress thread). Falls back to the largest file for the main thread.
  */
 export function findProfile(dir: string, thread = 0): string | undefined {
   const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
