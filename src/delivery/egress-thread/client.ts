@@ -4,18 +4,7 @@ import type { AttemptResponse } from "../../domain/message.js";
 import { forTransfer, reviveBuffers } from "../../store/thread/wire.js";
 import type { HttpClient, SendParams } from "../http-client.js";
 import type { FromEgressThread, ToEgressThread } from "./wire.js";
-
-/**
- * The worker entry next to this file: `worker.js` when Ferry runs compiled (dist/); from source (tsx, vitest),
- * `worker.ts` loaded through source-entry.mjs, which brings tsx's loader into the thread.
- */
-function workerEntry(): { url: URL; data: { entry?: string } } {
-  if (!import.meta.url.endsWith(".ts")) return { url: new URL("./worker.js", import.meta.url), data: {} };
-  return {
-    url: new URL("./source-entry.mjs", import.meta.url),
-    data: { entry: new URL("./worker.ts", import.meta.url).href },
-  };
-}
+import { workerEntry } from "../../worker-entry.js";
 
 /** How many sends went to the egress thread, in how many messages, and how many threads were started. */
 export interface EgressThreadStats {
@@ -41,7 +30,7 @@ export function egressThreadStats(http: HttpClient): EgressThreadStats | undefin
  * nothing is lost and delivery stays at least once) and the next send starts a new thread.
  */
 export function openEgressThread(options: { destinationAllow: string | undefined; log: Logger }): HttpClient {
-  const { url, data } = workerEntry();
+  const { url, data } = workerEntry(import.meta.url);
   const pending = new Map<number, (response: AttemptResponse) => void>();
   const stats: EgressThreadStats = { batches: 0, sends: 0, threadsStarted: 0, worker: undefined };
   let nextId = 1;

@@ -11,18 +11,7 @@ import {
   reviveBuffers,
   type ToStoreThread,
 } from "./wire.js";
-
-/**
- * The worker entry next to this file: `worker.js` when Ferry runs compiled (dist/); from source (tsx, vitest),
- * `worker.ts` loaded through source-entry.mjs, which brings tsx's loader into the thread.
- */
-function workerEntry(): { url: URL; data: { entry?: string } } {
-  if (!import.meta.url.endsWith(".ts")) return { url: new URL("./worker.js", import.meta.url), data: {} };
-  return {
-    url: new URL("./source-entry.mjs", import.meta.url),
-    data: { entry: new URL("./worker.ts", import.meta.url).href },
-  };
-}
+import { workerEntry } from "../../worker-entry.js";
 
 /** How many messages and calls went to the store thread: read by tests (one message per turn) and diagnostics. */
 export interface StoreThreadStats {
@@ -55,7 +44,7 @@ interface PendingCall {
  * one event-loop turn go out in one message, so the store thread's group commit sees them as one batch.
  */
 export async function openStoreThread(config: Config, log: Logger): Promise<Store> {
-  const { url, data } = workerEntry();
+  const { url, data } = workerEntry(import.meta.url);
   const worker = new Worker(url, { workerData: { ...data, config } });
   const pending = new Map<number, PendingCall>();
   const dueSubscribers = new Set<() => void>();
