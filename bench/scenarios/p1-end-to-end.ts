@@ -47,14 +47,14 @@ export const p1Scenario: Scenario = {
     });
     await ferry.stop();
 
-    // What the store thread buys (docs/threading.md): the same load with the adapter in its own thread.
-    const inline = await startFerry({ workDir: ctx.workDir, name: "p1-thread", env: { FERRY_STORE_THREAD: "on" } });
+    // What the egress thread buys (docs/threading.md): the same load with deliveries sent from the main thread.
+    const inline = await startFerry({ workDir: ctx.workDir, name: "p1-inline", env: { FERRY_EGRESS_THREAD: "off" } });
     ctx.defer(() => inline.stop());
     const { median: ri, spread: si } = await measure(ctx, inline, receiver, rounds(ctx));
     ctx.record({
-      key: "p1.thread",
+      key: "p1.inline",
       scenario: "P1 end to end",
-      metric: "same, store in its own thread (FERRY_STORE_THREAD=on)",
+      metric: "same, sent from the main thread (FERRY_EGRESS_THREAD=off)",
       value: ri.deliveredPerSec,
       unit: "msg/s",
       detail: `${ri.detail}; ${si}`,
@@ -81,19 +81,19 @@ export const p1Scenario: Scenario = {
       "P1 CPU profile, main thread (Ferry child under `node --cpu-prof`, same load)",
       `Profiled run: ${pr.deliveredPerSec.toFixed(0)} msg/s delivered (${pr.detail}); profiling slows it down.\n\n${profileMarkdown(summarizeProfile(file, 25))}`,
     );
-    // Other threads: the store thread, and (from source) tsx's loader threads, which idle once modules are loaded.
-    // The busiest one is the store thread.
+    // Other threads: the egress thread, and (from source) tsx's loader threads, which idle once modules are loaded.
+    // The busiest one is the egress thread.
     const others = otherThreadProfiles(profDir).map((f) => summarizeProfile(f, 25));
-    const storeThread = others.sort((a, b) => busyShare(b) - busyShare(a))[0];
+    const egressThread = others.sort((a, b) => busyShare(b) - busyShare(a))[0];
     const main = summarizeProfile(file, 25);
-    if (storeThread) {
+    if (egressThread) {
       ctx.section(
-        "P1 CPU profile, store thread (same run)",
-        `Busy ${(busyShare(storeThread) * 100).toFixed(0)}% of the time, the main thread ${(busyShare(main) * 100).toFixed(0)}%. ` +
+        "P1 CPU profile, egress thread (same run)",
+        `Busy ${(busyShare(egressThread) * 100).toFixed(0)}% of the time, the main thread ${(busyShare(main) * 100).toFixed(0)}%. ` +
           "On a loaded machine a thread's samples include time it waited for a core (a postMessage that wakes the other " +
           "thread, for instance, is often where the main thread loses its core), so busy shares overstate CPU; the " +
           "CPU per message in the table is what the process used.\n\n" +
-          profileMarkdown(storeThread),
+          profileMarkdown(egressThread),
       );
     }
   },
