@@ -41,6 +41,51 @@ describe("durability off the event loop", () => {
     db.close();
   });
 
+  it("holds writes that arrive while an fsync runs, and commits them together once it ends", async () => {
+    const db = new Database(join(tempDir(), "t.db"));
+    db.exec("CREATE TABLE t (v INTEGER)");
+    const fsyncs: (() => void)[] = [];
+    let syncing = false;
+    const idle: (() => void)[] = [];
+    let commits = 0;
+    const batcher = new WriteBatcher(db, {
+      beforeCommit: () => commits++,
+      afterRollback: () => {},
+      afterDurable: (done) => {
+        syncing = true;
+        fsyncs.push(() => {
+          syncing = false;
+          done();
+          for (const next of idle.splice(0)) next();
+        });
+      },
+      whenReadyToCommit: (next) => (syncing ? idle.push(next) : next()),
+    });
+    const insert = db.prepare("INSERT INTO t VALUES (?)");
+    const tick = () => new Promise((r) => setImmediate(r));
+    const count = () => (db.prepare("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n;
+
+    const first = batcher.run(() => insert.run(1));
+    await tick();
+    expect(commits).toBe(1); // nothing to wait for: committed at once, its fsync now runs
+    // Three more turns of writes while that fsync runs: none is committed yet.
+    const later: Promise<unknown>[] = [];
+    for (const v of [2, 3, 4]) {
+      later.push(batcher.run(() => insert.run(v)));
+      await tick();
+    }
+    expect(count()).toBe(1);
+    expect(commits).toBe(1);
+    // The fsync ends: the first write is acknowledged, and the three held ones commit in one transaction.
+    fsyncs.shift()!();
+    await first;
+    expect(commits).toBe(2);
+    expect(count()).toBe(4);
+    fsyncs.shift()!();
+    await Promise.all(later);
+    db.close();
+  });
+
   it("rejects the writes whose fsync failed", async () => {
     const db = new Database(join(tempDir(), "t.db"));
     db.exec("CREATE TABLE t (v INTEGER)");
@@ -64,6 +109,19 @@ describe("durability off the event loop", () => {
       ),
     );
     expect(order).toEqual(["a", "b", "c"]);
+    sync.close();
+  });
+
+  it("calls whenIdle's callers at once when no fsync runs, else once the running one ended", async () => {
+    const wal = join(tempDir(), "y.db-wal");
+    writeFileSync(wal, "frames");
+    const sync = new WalSync(wal);
+    const order: string[] = [];
+    sync.whenIdle(() => order.push("idle before"));
+    const durable = new Promise<void>((resolve, reject) => sync.afterDurable(() => resolve(void order.push("durable")), reject));
+    const idle = new Promise<void>((resolve) => sync.whenIdle(() => resolve(void order.push("idle after"))));
+    await Promise.all([durable, idle]);
+    expect(order).toEqual(["idle before", "durable", "idle after"]);
     sync.close();
   });
 

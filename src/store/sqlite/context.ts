@@ -102,7 +102,12 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       pendingUsage.clear();
     },
     afterRollback: () => pendingUsage.clear(),
-    ...(walSync ? { afterDurable: (done: () => void, failed: (e: unknown) => void) => walSync.afterDurable(done, failed) } : {}),
+    ...(walSync
+      ? {
+          afterDurable: (done: () => void, failed: (e: unknown) => void) => walSync.afterDurable(done, failed),
+          whenReadyToCommit: (next: () => void) => walSync.whenIdle(next),
+        }
+      : {}),
   });
   const flow = flowEngine(db);
   const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));

@@ -16,6 +16,11 @@ export interface CommitHooks {
    * SQLite's own synchronous setting is the durability promise.
    */
   afterDurable?(done: () => void, failed: (error: unknown) => void): void;
+  /**
+   * Calls `next` when a commit now is best: at once, or once the running fsync ends (wal-sync.ts `whenIdle`);
+   * absent when nothing is to be waited for.
+   */
+  whenReadyToCommit?(next: () => void): void;
   /** Runs inside the transaction, after the operations and before COMMIT (e.g. writes aggregated counters). */
   beforeCommit(): void;
   /** The transaction was rolled back: drop whatever the operations accumulated for beforeCommit. */
@@ -53,7 +58,8 @@ export class WriteBatcher {
       this.queue.push({ run: op, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        const wait = this.hooks.whenReadyToCommit;
+        setImmediate(() => (wait ? wait(() => this.flush()) : this.flush()));
       }
     });
   }
