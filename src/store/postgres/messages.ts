@@ -2,7 +2,7 @@ import { planCancel } from "../../domain/cancel-plan.js";
 import { planInsert, wantsFastPath } from "../../domain/insert-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import { inQueue } from "../../domain/queue-slots.js";
+import { isPlainDelivery } from "../../domain/finish-plan.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { FinishParams, InsertItem, InsertResult } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
@@ -58,17 +58,6 @@ const finishDeliveredSql = {
   name: "ferry_finish_delivered_many",
   text: "DELETE FROM messages WHERE id = ANY($1::text[]) AND lease_owner = $2 AND state = 'ACTIVE' RETURNING id",
 };
-
-/**
- * The outcome most attempts have: delivered, outside a FIFO queue, creating no callback and not being one. It needs
- * no queue lock, no parent release and no insert, so the batch's plain deliveries share one DELETE; every other
- * outcome goes through finishOne.
- */
-const plainDelivery = ({ message: m, outcome, newMessages }: FinishParams): boolean =>
-  outcome.kind === "delivered" &&
-  newMessages.length === 0 &&
-  m.parentId === undefined &&
-  !inQueue(m);
 
 /**
  * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
@@ -195,7 +184,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       return true;
     });
 
-  /** Plain deliveries of one batch (see plainDelivery): one DELETE per lease owner for all of them. */
+  /** Plain deliveries of one batch (see isPlainDelivery, src/domain/finish-plan.ts): one DELETE per lease owner for all of them. */
   const finishDelivered = async (tx: Tx, finishes: FinishParams[]): Promise<boolean[]> => {
     const deleted = new Set<string>();
     for (const owner of new Set(finishes.map((f) => f.owner))) {
@@ -259,7 +248,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     },
 
     messageFinish: (p) =>
-      plainDelivery(p)
+      isPlainDelivery(p)
         ? ctx.writeMerged({ kind: "finish-delivered", item: p, runMany: finishDelivered })
         : finishOne(p),
 

@@ -1,6 +1,7 @@
 import { claimTime } from "../claim-clock.js";
 import { planCancel } from "../../domain/cancel-plan.js";
 import { dedupKeyLive, planInsert, wantsFastPath } from "../../domain/insert-plan.js";
+import { isPlainDelivery } from "../../domain/finish-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { InsertItem, InsertResult } from "../store.js";
@@ -72,6 +73,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
      WHERE state = 'ACTIVE' AND lease_owner IS NOT @exceptOwner`,
   );
   const nextDue = db.prepare("SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')");
+  const deleteOwned = db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
   const ownedRow = db.prepare(
     "SELECT cancel_requested FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'",
   );
@@ -122,8 +124,17 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
       return wake === undefined ? row.due : Math.min(row.due, wake);
     },
 
-    messageFinish: ({ message: m, owner, now, outcome, logs, newMessages }) =>
+    messageFinish: (p) =>
       ctx.write(() => {
+        const { message: m, owner, now, outcome, logs, newMessages } = p;
+        if (isPlainDelivery(p)) {
+          // One statement instead of a read and a delete: a plain delivery has no cancel flag, slot or parent to look at.
+          if (deleteOwned.run(m.id, owner).changes === 0) return false; // the lease was lost
+          for (const entry of logs) ctx.insertLog(entry);
+          ctx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+          flow.afterFinish(m, now);
+          return true;
+        }
         const row = ownedRow.get(m.id, owner) as { cancel_requested: number } | undefined;
         if (!row) return false; // the lease was lost: another node owns this message now
         let kind = outcome.kind;
