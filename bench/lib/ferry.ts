@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
 import type { OutgoingRequest } from "./generator.js";
-import { type Child, freePort, startNodeChild, waitForHttp } from "./proc.js";
+import { type Child, freePort, startChild, startNodeChild, waitForHttp } from "./proc.js";
 
 export const BENCH_TOKEN = "bench-token-0123456789abcdef";
 const CURRENT_KEY = "sig_benchCurrentKey0000000000000";
@@ -52,7 +52,9 @@ export function newDataDir(workDir: string, name: string): string {
 /**
  * Starts `node --import tsx src/main.ts serve` as a child process on a free port: the server `npm start` runs, from
  * source rather than from dist/ so that another checkout needs no build and profiles map to .ts lines,
- * with its own SQLite file, and waits until it is ready. `nodeArgs` adds e.g. `--cpu-prof`.
+ * with its own SQLite file, and waits until it is ready. `nodeArgs` adds e.g. `--cpu-prof`. `compiled` runs what
+ * `npm start` runs instead, `bin/ferry.mjs serve` (dist/, built first when stale), for figures such as memory that
+ * tsx's loader would distort: from source, every thread also carries the loader and its hooks thread.
  */
 export async function startFerry(opts: {
   workDir: string;
@@ -60,17 +62,16 @@ export async function startFerry(opts: {
   dataDir?: string;
   env?: Record<string, string>;
   nodeArgs?: string[];
+  compiled?: boolean;
 }): Promise<FerryProcess> {
   const dataDir = opts.dataDir ?? newDataDir(opts.workDir, opts.name);
   const port = await freePort();
   const env = ferryEnv(dataDir, port, opts.env);
-  const child = startNodeChild(`ferry (${opts.name})`, "src/main.ts", {
-    env,
-    args: ["serve"],
-    nodeArgs: opts.nodeArgs ?? [],
-    logPath: join(dataDir, "ferry.log"),
-    cwd: ferryRoot,
-  });
+  const name = `ferry (${opts.name})`;
+  const childOpts = { env, logPath: join(dataDir, "ferry.log"), cwd: ferryRoot };
+  const child = opts.compiled
+    ? startChild(name, process.execPath, [...(opts.nodeArgs ?? []), "bin/ferry.mjs", "serve"], childOpts)
+    : startNodeChild(name, "src/main.ts", { ...childOpts, args: ["serve"], nodeArgs: opts.nodeArgs ?? [] });
   const origin = `http://127.0.0.1:${port}`;
   // /health answers as soon as the boot listener does, while the store still opens (everything else answers 503
   // "starting" then); /ready answers 200 once Ferry serves. A 404 there is a build without /ready, whose /health

@@ -28,10 +28,10 @@ export interface IngestTarget {
  */
 export async function startIngestTarget(
   ctx: BenchContext,
-  opts: { name: string; dataDir?: string },
+  opts: { name: string; dataDir?: string; compiled?: boolean },
 ): Promise<IngestTarget> {
   const receiver = await BenchReceiver.start();
-  const ferry = await startFerry({ workDir: ctx.workDir, name: opts.name, dataDir: opts.dataDir });
+  const ferry = await startFerry({ workDir: ctx.workDir, ...opts });
   const body = makeBody(1024);
   const shot = (seconds: number) =>
     cannon({

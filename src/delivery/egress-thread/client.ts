@@ -47,7 +47,13 @@ export function openEgressThread(options: { destinationAllow: string | undefined
   };
 
   const start = (): Worker => {
-    const worker = new Worker(url, { workerData: { ...data, destinationAllow: options.destinationAllow } });
+    const worker = new Worker(url, {
+      workerData: { ...data, destinationAllow: options.destinationAllow },
+      // What the thread allocates is short-lived (a request, its response); V8's default young generation let its
+      // heap grow by tens of MiB under load. Measured in P4 (compiled): peak RSS 300 MiB with the default, 281 with
+      // 8 MiB, 231 without the thread, at the same acknowledgement rate.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
     stats.threadsStarted++;
     worker.on("message", (message: FromEgressThread) => {
       if ("closed" in message) closed?.();
