@@ -247,7 +247,12 @@ export class Dispatcher {
         url: m.url,
         method: m.spec.method,
         headers: deliveryHeaders({ message: m, dialect }),
-        sign: { header: dialect.header("Signature"), key: account.currentSigningKey, issuer: dialect.issuer, nowMs: clock.now() },
+        sign: {
+          header: dialect.header("Signature"),
+          key: account.currentSigningKey,
+          issuer: dialect.issuer,
+          nowMs: clock.now(),
+        },
         body: m.body,
         timeoutMs,
         maxBodyBytes: limits.max_message_size,

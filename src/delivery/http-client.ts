@@ -43,11 +43,10 @@ async function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`timeout after ${p.timeoutMs} ms`)), p.timeoutMs);
   try {
-    const headers = p.headers;
-    if (p.sign) {
-      const { header, key, issuer, nowMs } = p.sign;
-      headers[header] = signDelivery({ key, issuer, url: p.url, body: p.body, nowMs });
-    }
+    const sign = p.sign;
+    const headers = sign
+      ? { ...p.headers, [sign.header]: signDelivery({ ...sign, url: p.url, body: p.body }) }
+      : p.headers;
     const res = await request(p.url, {
       dispatcher: agent,
       method: p.method as Dispatcher.HttpMethod,
