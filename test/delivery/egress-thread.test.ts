@@ -95,6 +95,28 @@ describe("the egress thread", () => {
     }
   });
 
+  it("a send made as the thread dies is either failed and never sent, or sent once and answered", async () => {
+    const sink = await Receiver.start();
+    try {
+      client = openEgressThread({ destinationAllow: undefined, log });
+      const stats = egressThreadStats(client)!;
+      expect((await client.send({ ...params("/warm"), url: sink.url("/warm") })).status).toBe(200);
+      const dying = stats.worker!.terminate();
+      const answer = await client.send({ ...params("/as-it-dies"), url: sink.url("/as-it-dies") });
+      await dying;
+      const arrived = () => sink.requests.filter((r) => r.url === "/as-it-dies").length;
+      if (answer.error !== undefined) {
+        await sink.expectQuiet(300);
+        expect(arrived()).toBe(0);
+      } else {
+        expect(answer.status).toBe(200);
+        expect(arrived()).toBe(1);
+      }
+    } finally {
+      await sink.close();
+    }
+  });
+
   it("after close, answers every send as failed without starting a thread", async () => {
     client = openEgressThread({ destinationAllow: undefined, log });
     await client.close();

@@ -40,13 +40,20 @@ export function openEgressThread(options: { destinationAllow: string | undefined
   let closing = false;
   let closed: (() => void) | undefined;
 
-  const failPending = (reason: string) => {
-    const answers = [...pending.values()];
-    pending.clear();
-    for (const settle of answers) settle({ headers: {}, body: Buffer.alloc(0), error: reason });
+  /** Answers these sends as failed attempts (no response): the dispatcher retries them like a connection error. */
+  const fail = (ids: Iterable<number>, reason: string) => {
+    for (const id of [...ids]) {
+      const settle = pending.get(id);
+      pending.delete(id);
+      settle?.({ headers: {}, body: Buffer.alloc(0), error: reason });
+    }
   };
+  /** The sends posted to the running thread and not answered yet: the ones its death takes with it. */
+  let posted = new Set<number>();
 
   const start = (): Worker => {
+    const mine = new Set<number>();
+    posted = mine;
     const worker = new Worker(url, {
       workerData: { ...data, destinationAllow: options.destinationAllow },
       // What the thread allocates is short-lived (a request, its response); V8's default young generation let its
@@ -61,6 +68,7 @@ export function openEgressThread(options: { destinationAllow: string | undefined
         for (const [id, response] of message.answers) {
           const settle = pending.get(id);
           pending.delete(id);
+          mine.delete(id);
           settle?.(reviveBuffers(response) as AttemptResponse);
         }
     });
@@ -69,7 +77,8 @@ export function openEgressThread(options: { destinationAllow: string | undefined
       if (stats.worker === worker) stats.worker = undefined;
       if (closing) return;
       options.log.error({ code }, "the egress thread exited; its attempts fail and will be retried");
-      failPending(`the egress thread exited (code ${code}) during the attempt`);
+      // Only what this thread held: sends still waiting in the outbox go to the next thread.
+      fail(mine, `the egress thread exited (code ${code}) during the attempt`);
     });
     return worker;
   };
@@ -82,6 +91,7 @@ export function openEgressThread(options: { destinationAllow: string | undefined
     outboxTransfer = [];
     if (sends.length === 0) return;
     stats.worker ??= start();
+    for (const [id] of sends) posted.add(id);
     stats.batches++;
     stats.sends += sends.length;
     stats.worker.postMessage({ sends } satisfies ToEgressThread, transfer);
@@ -115,7 +125,7 @@ export function openEgressThread(options: { destinationAllow: string | undefined
         worker.postMessage({ close: true } satisfies ToEgressThread);
       });
       await worker.terminate();
-      failPending("the egress thread is closed");
+      fail(pending.keys(), "the egress thread is closed");
     },
   };
   return client;
