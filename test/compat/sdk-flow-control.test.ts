@@ -1,5 +1,6 @@
 import { Client, type FlowControlInfo } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FLOW_KEY_FIELDS } from "../helpers/flow-keys.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -21,21 +22,7 @@ afterAll(async () => {
 
 /** Every field of FlowControlInfo, read as the SDK's type promises: a number or a boolean, never missing. */
 function expectEveryField(info: FlowControlInfo): void {
-  expect(Object.keys(info).sort()).toEqual(
-    [
-      "flowControlKey",
-      "waitListSize",
-      "parallelismMax",
-      "parallelismCount",
-      "rateMax",
-      "rateCount",
-      "ratePeriod",
-      "ratePeriodStart",
-      "isPaused",
-      "isPinnedParallelism",
-      "isPinnedRate",
-    ].sort(),
-  );
+  expect(Object.keys(info).sort()).toEqual([...FLOW_KEY_FIELDS].sort());
   for (const n of [
     info.waitListSize,
     info.parallelismMax,

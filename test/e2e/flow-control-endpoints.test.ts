@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { clock, FLOW_KEY_FIELDS, flowHeaders, flowKey, newReceiver, publish, publishMany, server } from "./flow-control-fixture.js";
+import { FLOW_KEY_FIELDS } from "../helpers/flow-keys.js";
+import { clock, flowHeaders, flowKey, newReceiver, publish, publishMany, server } from "./flow-control-fixture.js";
 
 describe("flow-control endpoints", () => {
   it("reset releases messages held by the rate", async () => {

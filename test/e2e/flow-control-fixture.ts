@@ -5,20 +5,6 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /** What flow-control.test.ts and flow-control-endpoints.test.ts share: their setup, hooks and helpers. */
 
-/** Every field of a flow-control key record, always present (docs/flow-control.md): the key, 7 numbers, 3 flags. */
-export const FLOW_KEY_FIELDS = [
-  "flowControlKey",
-  "waitListSize",
-  "parallelismMax",
-  "parallelismCount",
-  "rateMax",
-  "rateCount",
-  "ratePeriod",
-  "ratePeriodStart",
-  "isPaused",
-  "isPinnedParallelism",
-  "isPinnedRate",
-];
 
 export const DAY_MS = 86_400_000;
 

@@ -1,5 +1,6 @@
 import { newMessageId } from "../../src/domain/ids.js";
 import type { FlowControl, NewMessage } from "../../src/domain/message.js";
+import type { SearchIndex } from "../../src/domain/search.js";
 import type { Account, Store, UsageMetric } from "../../src/store/store.js";
 import type { OpenedStore } from "./adapters.js";
 
@@ -26,6 +27,24 @@ export function anAccount(id: string, over: Partial<Account> = {}): Account {
 }
 
 /** A message ready to publish: CREATED and due at its creation (QUEUED when it names a queue). */
+/** A search index with every field, named `id`, its tokens derived from it. */
+export function aSearchIndex(id: string, over: Partial<SearchIndex> = {}): SearchIndex {
+  return {
+    id,
+    customerId: "owner@test.local",
+    name: id,
+    endpoint: `http://127.0.0.1:1/search/slug-${id}`,
+    type: "payg",
+    region: "eu-west-1",
+    partnerEmail: "",
+    token: `token-${id}`,
+    readOnlyToken: `ro-${id}`,
+    inputEnrichmentEnabled: false,
+    creationTime: 1,
+    ...over,
+  };
+}
+
 export function aMessage(accountId: string, over: Partial<NewMessage> & { at?: number } = {}): NewMessage {
   const { at = NOW, ...rest } = over;
   return {

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SearchIndex } from "../../src/domain/search.js";
 import { searchableText } from "../../src/search/documents.js";
 import { hashEmbed } from "../../src/search/embedder.js";
 import type { DocumentWrite } from "../../src/store/search-document-store.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
+import { aSearchIndex } from "./factories.js";
 import { adapters, openPostgresTestStores } from "./adapters.js";
 
 /**
@@ -15,19 +15,7 @@ import { adapters, openPostgresTestStores } from "./adapters.js";
 
 const EMBEDDER = { name: "ferry-hash-v1", dimension: 128 };
 
-const index: SearchIndex = {
-  id: "i1",
-  customerId: "owner@test.local",
-  name: "i1",
-  endpoint: "http://127.0.0.1:1/search/slug-i1",
-  type: "payg",
-  region: "eu-west-1",
-  partnerEmail: "",
-  token: "token-i1",
-  readOnlyToken: "ro-i1",
-  inputEnrichmentEnabled: false,
-  creationTime: 1,
-};
+const index = aSearchIndex("i1");
 
 function doc(id: string, text: string): DocumentWrite {
   const content = { text };

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import type { SearchIndex } from "../../src/domain/search.js";
 import { queryTerms, searchableText } from "../../src/search/documents.js";
 import { hashEmbed } from "../../src/search/embedder.js";
 import { parseFilter } from "../../src/search/filter.js";
@@ -14,6 +13,7 @@ import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { searchDocumentQueries as sqliteQueries } from "../../src/store/sqlite/search-documents.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
+import { aSearchIndex } from "./factories.js";
 import { openPostgresTestStores } from "./adapters.js";
 
 /**
@@ -22,19 +22,7 @@ import { openPostgresTestStores } from "./adapters.js";
  */
 
 const EMBEDDER = { name: "ferry-hash-v1", dimension: 128 };
-const index: SearchIndex = {
-  id: "i1",
-  customerId: "owner@test.local",
-  name: "i1",
-  endpoint: "http://127.0.0.1:1/search/slug-i1",
-  type: "payg",
-  region: "eu-west-1",
-  partnerEmail: "",
-  token: "t",
-  readOnlyToken: "r",
-  inputEnrichmentEnabled: false,
-  creationTime: 1,
-};
+const index = aSearchIndex("i1");
 const WORDS = ["river", "stone", "bridge", "lantern", "harbor", "meadow", "copper", "violet", "thunder", "garden"];
 
 async function fill(store: Store): Promise<void> {
