@@ -1,31 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SearchIndex } from "../../src/domain/search.js";
 import { searchableText } from "../../src/search/documents.js";
 import { hashEmbed } from "../../src/search/embedder.js";
 import { parseFilter } from "../../src/search/filter.js";
 import type { DocumentWrite } from "../../src/store/search-document-store.js";
 import type { Store } from "../../src/store/store.js";
 import { adapters } from "./adapters.js";
+import { aSearchIndex } from "./factories.js";
 
 /** The search data plane's storage on every adapter: filters translated to each store's SQL, limits, embedders. */
 
 const EMBEDDER = { name: "ferry-hash-v1", dimension: 128 };
-
-function index(id: string): SearchIndex {
-  return {
-    id,
-    customerId: "owner@test.local",
-    name: id,
-    endpoint: `http://127.0.0.1:1/search/slug-${id}`,
-    type: "payg",
-    region: "eu-west-1",
-    partnerEmail: "",
-    token: `token-${id}`,
-    readOnlyToken: `ro-${id}`,
-    inputEnrichmentEnabled: false,
-    creationTime: 1,
-  };
-}
 
 function doc(id: string, content: Record<string, unknown>, metadata: Record<string, unknown> | null = null): DocumentWrite {
   const text = searchableText(content);
@@ -51,7 +35,7 @@ for (const adapter of adapters) {
     let dispose: () => Promise<void>;
     beforeEach(async () => {
       ({ store, dispose } = await adapter.open());
-      await store.searchIndexInsert({ index: index("i1") });
+      await store.searchIndexInsert({ index: aSearchIndex("i1") });
       await store.searchDocUpsert({ indexId: "i1", namespace: "ns", docs: DOCS, embedder: EMBEDDER, maxDocuments: -1 });
     });
     afterEach(async () => dispose());
@@ -145,7 +129,7 @@ for (const adapter of adapters) {
 
     it("deletes an index's documents with the index", async () => {
       expect(await store.searchIndexDelete({ customerId: "owner@test.local", id: "i1" })).toBe(true);
-      await store.searchIndexInsert({ index: index("i1") });
+      await store.searchIndexInsert({ index: aSearchIndex("i1") });
       expect(await store.searchDocInfo({ indexId: "i1" })).toEqual({ namespaces: [], bytes: 0 });
       expect(await store.searchDocFetch({ indexId: "i1", namespace: "ns", selector: { ids: ["a"] }, limit: 10 })).toEqual([undefined]);
     });
