@@ -1,7 +1,7 @@
 import { closedLoop, type LoadResult, type OutgoingRequest } from "./generator.js";
 import { CpuMeter } from "./proc.js";
 import type { BenchReceiver } from "./receiver.js";
-import { cpuPerMessage } from "./stats.js";
+import { cpuPerMessage, microsPerMessage } from "./stats.js";
 
 export interface DeliveryRunResult {
   load: LoadResult;
@@ -12,7 +12,9 @@ export interface DeliveryRunResult {
   complete: boolean;
   seconds: number;
   serverCpu: number;
+  /** CPU seconds of the generator (the bench process) and of the receiver's process. */
   benchCpu: number;
+  receiverCpu: number;
   /** Arrivals that carried a signature header. */
   signed: number;
   /** Arrivals of a message id that had already arrived (0 unless the receiver tracks ids). */
@@ -40,8 +42,9 @@ export async function deliveryRun(opts: {
   deliveriesPerAck?: number;
 }): Promise<DeliveryRunResult> {
   const { receiver } = opts;
-  receiver.reset();
+  await receiver.reset();
   const cpu = new CpuMeter(opts.serverPids);
+  const receiverCpu = new CpuMeter([receiver.pid]);
   const load = await closedLoop({
     origin: opts.origin,
     concurrency: opts.concurrency,
@@ -52,6 +55,7 @@ export async function deliveryRun(opts: {
   const expected = load.acked * (opts.deliveriesPerAck ?? 1);
   const complete = await receiver.waitFor(expected, opts.drainMs);
   const used = cpu.read();
+  const receiverSeconds = receiverCpu.read().servers;
   const seconds = (receiver.lastAt - load.startedAt) / 1000;
   const delivered = receiver.count;
   const deliveredPerSec = seconds > 0 ? delivered / seconds : 0;
@@ -59,7 +63,7 @@ export async function deliveryRun(opts: {
     `${delivered}/${expected} delivered in ${seconds.toFixed(1)} s`,
     `${opts.concurrency} publishers`,
     cpuPerMessage(used.servers, delivered),
-    `generator+receiver ${Math.round((used.bench * 1e6) / Math.max(1, delivered))} µs/msg`,
+    `generator ${microsPerMessage(used.bench, delivered)} µs/msg, receiver ${microsPerMessage(receiverSeconds, delivered)} µs/msg`,
   ];
   if (receiver.trackMessageIds) {
     // Duplicates count as arrivals above; a message that never arrived is hidden by them unless counted apart.
@@ -79,6 +83,7 @@ export async function deliveryRun(opts: {
     signed: receiver.signed,
     duplicates: receiver.duplicates,
     benchCpu: used.bench,
+    receiverCpu: receiverSeconds,
     detail: parts.filter((p) => p !== "").join("; "),
   };
 }

@@ -5,10 +5,13 @@ import { makeBody } from "./generator.js";
 import { CpuMeter, memoryOf } from "./proc.js";
 import { BenchReceiver } from "./receiver.js";
 import type { BenchContext } from "./scenario.js";
-import { cpuPerMessage } from "./stats.js";
+import { cpuPerMessage, microsPerMessage } from "./stats.js";
 
 export interface IngestRound extends CannonResult {
   cpuSeconds: number;
+  /** CPU seconds of autocannon (the bench process) during the shot, and of the receiver's process until the drain. */
+  generatorCpuSeconds: number;
+  receiverCpuSeconds: number;
   delivered: number;
 }
 
@@ -45,13 +48,21 @@ export async function startIngestTarget(
     });
   const target: IngestTarget = {
     round: async (seconds) => {
-      receiver.reset();
+      await receiver.reset();
       const cpu = new CpuMeter([ferry.child.pid]);
+      const receiverCpu = new CpuMeter([receiver.pid]);
       const r = await shot(seconds);
-      const cpuSeconds = cpu.read().servers;
+      const used = cpu.read();
       // Let the deliveries catch up (bounded) so the next round does not compete with this backlog.
       await receiver.waitFor(r.ok, 30_000);
-      return { ...r, cpuSeconds, delivered: receiver.count };
+      const receiverCpuSeconds = receiverCpu.read().servers;
+      return {
+        ...r,
+        cpuSeconds: used.servers,
+        generatorCpuSeconds: used.bench,
+        receiverCpuSeconds,
+        delivered: receiver.count,
+      };
     },
     peakMiB: () => memoryOf(ferry.child.pid)?.peakMiB,
     stop: async () => {
@@ -70,6 +81,7 @@ export function describeRound(r: IngestRound, seconds: number): string {
     `autocannon ${CANNON_CONNECTIONS} conns, ${seconds} s, ${r.ok} acks${bad > 0 ? `, ${bad} BAD` : ""}`,
     `ack latency p50 ${r.latencyP50} ms / p99 ${r.latencyP99} ms`,
     cpuPerMessage(r.cpuSeconds, r.ok),
+    `generator ${microsPerMessage(r.generatorCpuSeconds, r.ok)} µs/msg, receiver ${microsPerMessage(r.receiverCpuSeconds, r.delivered)} µs/msg`,
     `${r.delivered} delivered during or after`,
   ].join("; ");
 }

@@ -1,139 +1,132 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 
-/** Wall-clock milliseconds with sub-millisecond precision; generator and receiver share this process's clock. */
+/** Wall-clock milliseconds with sub-millisecond precision; comparable between the generator's and receiver's processes. */
 export const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /** Header a publisher sets (through the system under test) to the send time, in `nowMs()` milliseconds. */
 export const SENT_HEADER = "x-bench-sent";
 /** Header carrying the intended delay in ms of a delayed message, for lateness. */
 export const DELAY_HEADER = "x-bench-delay";
-/** Ferry's message id on every delivery (neutral dialect), lower-cased as node:http gives it. */
-const MESSAGE_ID_HEADER = "svc-message-id";
+
+/** What the receiver counted since its last reset. */
+export interface ReceiverCounts {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  byPath: Record<string, number>;
+  /** publish→arrival in ms, for requests carrying SENT_HEADER without DELAY_HEADER. */
+  latencies: number[];
+  /** arrival − (send + delay) in ms, for requests carrying both headers. */
+  lateness: number[];
+  /** Arrivals that carried a signature header (Ferry signs; the peers do not). */
+  signed: number;
+  /** Arrivals whose message id had already arrived (only counted with `trackMessageIds`). */
+  duplicates: number;
+}
+
+/** Bench → receiver process (bench/apps/receiver-app.ts). */
+export type ReceiverRequest =
+  | { type: "reset"; id: number; trackMessageIds: boolean }
+  | { type: "wait"; id: number; count: number; timeoutMs: number }
+  | { type: "close" };
+
+/** Receiver process → bench. */
+export type ReceiverReply =
+  | { type: "ready"; port: number }
+  | { type: "done"; id: number }
+  | { type: "waited"; id: number; ok: boolean; counts: ReceiverCounts };
+
+const APP = new URL("../apps/receiver-app.ts", import.meta.url);
 
 /**
- * The destination every scenario delivers to: a bare node:http server on 127.0.0.1 in the bench process that
- * answers 200 at once, counts arrivals (per path too, for fan-out), and records publish→arrival latency and
- * lateness when the request carries the bench headers. It keeps only numbers, never bodies.
+ * The destination every scenario delivers to. It runs in a child process of its own (bench/apps/receiver-app.ts),
+ * so the bench reports the generator's CPU (this process) and the receiver's apart. The counts below are those of
+ * the receiver's last answer: `waitFor` brings them up to date.
  */
-export class BenchReceiver {
+export class BenchReceiver implements ReceiverCounts {
   count = 0;
   firstAt = 0;
   lastAt = 0;
-  readonly byPath = new Map<string, number>();
-  /** publish→arrival in ms, for requests carrying SENT_HEADER without DELAY_HEADER. */
-  readonly latencies: number[] = [];
-  /** arrival − (send + delay) in ms, for requests carrying both headers. */
-  readonly lateness: number[] = [];
-  /** Arrivals that carried a signature header (Ferry signs; the peers do not). */
+  byPath: Record<string, number> = {};
+  latencies: number[] = [];
+  lateness: number[] = [];
   signed = 0;
+  duplicates = 0;
   /**
-   * Set by scenarios with several delivering nodes: message ids (the `Svc-Message-Id` header) are remembered and an
-   * arrival whose id was seen before counts as a duplicate. Off by default (one Set insert per arrival).
+   * Set by scenarios with several delivering nodes before their first reset: message ids (the `Svc-Message-Id`
+   * header) are remembered and an arrival whose id was seen before counts as a duplicate (one Set insert per arrival).
    */
   trackMessageIds = false;
-  /** Arrivals whose message id had already arrived (only counted with `trackMessageIds`). */
-  duplicates = 0;
-  private readonly seenIds = new Set<string>();
-  private waiters: { count: number; resolve: () => void }[] = [];
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (reply: ReceiverReply) => void; reject: (e: Error) => void }>();
 
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<BenchReceiver> {
-    const server = createServer();
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 70_000;
-    const receiver = new BenchReceiver(server);
-    server.on("request", (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return receiver;
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.on("message", (reply: ReceiverReply) => {
+      if (reply.type === "ready") return;
+      this.pending.get(reply.id)?.resolve(reply);
+      this.pending.delete(reply.id);
+    });
+    child.on("exit", (code) => {
+      for (const { reject } of this.pending.values()) reject(new Error(`the bench receiver exited (${code})`));
+      this.pending.clear();
+    });
   }
 
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
+  static async start(): Promise<BenchReceiver> {
+    const child = fork(APP, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once("message", (reply: ReceiverReply) => {
+        if (reply.type === "ready") resolve(reply.port);
+      });
+      child.once("exit", (code) => reject(new Error(`the bench receiver exited (${code}) before it was ready`)));
+    });
+    return new BenchReceiver(child, port);
+  }
+
+  /** The receiver process, for CPU accounting. */
+  get pid(): number {
+    return this.child.pid!;
   }
 
   url(path = "/"): string {
     return `http://127.0.0.1:${this.port}${path}`;
   }
 
-  /** Forgets every count, between phases of one scenario. */
-  reset(): void {
-    this.count = 0;
-    this.firstAt = 0;
-    this.lastAt = 0;
-    this.signed = 0;
+  /** Forgets every count, between phases of one scenario; resolves once the receiver has. */
+  async reset(): Promise<void> {
+    await this.ask({ type: "reset", id: 0, trackMessageIds: this.trackMessageIds });
+    Object.assign(this, { count: 0, firstAt: 0, lastAt: 0, byPath: {}, latencies: [], lateness: [], signed: 0 });
     this.duplicates = 0;
-    this.seenIds.clear();
-    this.byPath.clear();
-    this.latencies.length = 0;
-    this.lateness.length = 0;
-  }
-
-  /** Arrivals that count towards `waitFor`: distinct messages when ids are tracked (a duplicate is not progress). */
-  private get arrived(): number {
-    return this.trackMessageIds ? this.count - this.duplicates : this.count;
   }
 
   /**
    * Resolves true once `count` requests (distinct messages with `trackMessageIds`) arrived, false after `timeoutMs`
-   * (never rejects: the caller reports).
+   * (never rejects: the caller reports). Either way the counts are then the receiver's.
    */
-  waitFor(count: number, timeoutMs: number): Promise<boolean> {
-    if (this.arrived >= count) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter = {
-        count,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+  async waitFor(count: number, timeoutMs: number): Promise<boolean> {
+    const reply = await this.ask({ type: "wait", id: 0, count, timeoutMs });
+    if (reply.type !== "waited") return false;
+    Object.assign(this, reply.counts);
+    return reply.ok;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    if (this.child.exitCode !== null || !this.child.connected) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once("exit", () => resolve());
+      this.child.send({ type: "close" } satisfies ReceiverRequest);
+    });
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    // Drain the body without keeping it; answer when it has fully arrived, as a real endpoint would.
-    req.on("data", () => {});
-    req.on("end", () => {
-      const at = nowMs();
-      this.count++;
-      if (this.firstAt === 0) this.firstAt = at;
-      this.lastAt = at;
-      const path = req.url ?? "/";
-      this.byPath.set(path, (this.byPath.get(path) ?? 0) + 1);
-      const sent = req.headers[SENT_HEADER];
-      if (typeof sent === "string") {
-        const delay = req.headers[DELAY_HEADER];
-        if (typeof delay === "string") this.lateness.push(at - (Number(sent) + Number(delay)));
-        else this.latencies.push(at - Number(sent));
-      }
-      if (req.headers["svc-signature"] !== undefined) this.signed++;
-      const id = req.headers[MESSAGE_ID_HEADER];
-      if (this.trackMessageIds && typeof id === "string") {
-        if (this.seenIds.has(id)) this.duplicates++;
-        else this.seenIds.add(id);
-      }
-      res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
-      res.end("ok");
-      if (this.waiters.length > 0) {
-        const ready = this.waiters.filter((w) => this.arrived >= w.count);
-        if (ready.length > 0) {
-          this.waiters = this.waiters.filter((w) => this.arrived < w.count);
-          for (const w of ready) w.resolve();
-        }
-      }
+  private ask(request: ReceiverRequest & { id: number }): Promise<ReceiverReply> {
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.send({ ...request, id });
     });
   }
 }

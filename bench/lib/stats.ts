@@ -18,7 +18,12 @@ export function formatNumber(value: number | undefined): string {
 /** Server CPU per delivered or acknowledged message, in microseconds: comparable even when the run is noisy. */
 export function cpuPerMessage(cpuSeconds: number, messages: number): string {
   if (messages <= 0) return "";
-  return `${Math.round((cpuSeconds * 1e6) / messages)} µs CPU/msg`;
+  return `${microsPerMessage(cpuSeconds, messages)} µs CPU/msg`;
+}
+
+/** CPU seconds spread over `messages`, in whole µs per message. */
+export function microsPerMessage(cpuSeconds: number, messages: number): number {
+  return Math.round((cpuSeconds * 1e6) / Math.max(1, messages));
 }
 
 /**

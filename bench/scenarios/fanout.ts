@@ -74,7 +74,7 @@ export const fanoutScenario: Scenario = {
         }),
       (x) => x.deliveredPerSec,
     );
-    const perEndpoint = [...receiver.byPath.values()];
+    const perEndpoint = Object.values(receiver.byPath);
     ctx.record({
       key: "fanout.delivered",
       scenario: "Fan-out",

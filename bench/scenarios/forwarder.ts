@@ -65,7 +65,7 @@ export const forwarderScenario: Scenario = {
     const acks = await medianOf(
       rounds(ctx),
       async () => {
-        receiver.reset();
+        await receiver.reset();
         const cpu = new CpuMeter([child.pid]);
         const shot = await cannon({
           url: `${origin}/v2/publish/${receiver.url("/forwarded")}`,

@@ -44,7 +44,7 @@ export const p3Scenario: Scenario = {
 
     await phase(ferry, receiver, 1, false); // warm-up
     await receiver.waitFor(RATE, 10_000);
-    receiver.reset();
+    await receiver.reset();
 
     const seconds = pick(ctx, 20, 3);
     const cpu = new CpuMeter([ferry.child.pid]);
@@ -75,7 +75,7 @@ export const p3Scenario: Scenario = {
       detail: `max ${formatNumber(max)} ms`,
     });
 
-    receiver.reset();
+    await receiver.reset();
     const delayedSeconds = pick(ctx, 10, 2);
     const b = await phase(ferry, receiver, delayedSeconds, true);
     await receiver.waitFor(b.acked, 5_000 + 30_000);

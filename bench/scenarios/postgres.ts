@@ -104,7 +104,7 @@ async function latency(ctx: BenchContext, s: PgSetup, key: string, scenario: str
     });
   await phase(1); // warm-up
   await s.receiver.waitFor(LATENCY_RATE, 10_000);
-  s.receiver.reset();
+  await s.receiver.reset();
 
   const seconds = pick(ctx, 20, 3);
   const cpu = new CpuMeter(s.nodes.map((node) => node.child.pid));
