@@ -2,7 +2,7 @@ import { planCancel } from "../../domain/cancel-plan.js";
 import { planInsert, wantsFastPath } from "../../domain/insert-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import { isPlainDelivery } from "../../domain/finish-plan.js";
+import { type FinishRecords, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { FinishParams, InsertItem, InsertResult } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
@@ -140,6 +140,11 @@ export function messageQueries(ctx: PgContext): MessageQueries {
   const queues = queueSlots(ctx);
   const { insertNew, insertCalls } = messageInserters(ctx);
 
+  const writeRecords = (tx: Tx, { logs, usage }: FinishRecords, now: number) => {
+    for (const entry of logs) tx.insertLog(entry);
+    tx.addUsage(usage.accountId, now, usage.metric, usage.count, usage.bytes);
+  };
+
   /** Any outcome of one message: its queue, its callbacks, its cancel request (see FinishParams). */
   const finishOne = ({ message: m, owner, now, outcome, logs, newMessages }: FinishParams) =>
     ctx.write(async (tx) => {
@@ -158,7 +163,8 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         }
         case "retry":
           if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
-            // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry.
+            // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry
+            // (`finishKind` of src/domain/finish-plan.ts, decided here by the statement's `NOT cancel_requested`).
             const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql(queue.hold), [m.id, owner]);
             if (gone.length === 0) return false;
             kind = "canceled";
@@ -166,13 +172,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
           break;
       }
       await queues.afterFinish(tx, m, kind !== "retry", queue, now);
-      for (const entry of logs) {
-        if (kind === "canceled" && entry.state === "RETRY") continue;
-        tx.insertLog(entry);
-      }
-      if (kind === "canceled" && outcome.kind !== "canceled") tx.insertLog(logEntry(m, "CANCELED", now));
-      const usage = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
-      tx.addUsage(m.accountId, now, usage[kind], 1, kind === "delivered" ? (m.body?.length ?? 0) : 0);
+      writeRecords(tx, planFinishRecords({ message: m, outcome, logs, now }, kind), now);
       if (newMessages.length > 0) {
         await insertNew(
           tx,
@@ -191,10 +191,9 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       const ids = finishes.filter((f) => f.owner === owner).map((f) => f.message.id);
       for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
     }
-    return finishes.map(({ message: m, now, logs }) => {
-      if (!deleted.has(m.id)) return false; // the lease was lost: another node owns this message now
-      for (const entry of logs) tx.insertLog(entry);
-      tx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+    return finishes.map((f) => {
+      if (!deleted.has(f.message.id)) return false; // the lease was lost: another node owns this message now
+      writeRecords(tx, planFinishRecords(f, "delivered"), f.now);
       return true;
     });
   };

@@ -1,7 +1,7 @@
 import { claimTime } from "../claim-clock.js";
 import { planCancel } from "../../domain/cancel-plan.js";
 import { dedupKeyLive, planInsert, wantsFastPath } from "../../domain/insert-plan.js";
-import { isPlainDelivery } from "../../domain/finish-plan.js";
+import { type FinishRecords, finishKind, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { InsertItem, InsertResult } from "../store.js";
@@ -92,6 +92,10 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   );
 
   const insertNew = messageInserter(ctx);
+  const writeRecords = ({ logs, usage }: FinishRecords, now: number) => {
+    for (const entry of logs) ctx.insertLog(entry);
+    ctx.addUsage(usage.accountId, now, usage.metric, usage.count, usage.bytes);
+  };
 
   return {
     messageInsertMany: ({ items, now, dedupWindowMs }) => ctx.write(() => insertNew(items, now, dedupWindowMs)),
@@ -126,33 +130,21 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
 
     messageFinish: (p) =>
       ctx.write(() => {
-        const { message: m, owner, now, outcome, logs, newMessages } = p;
+        const { message: m, owner, now, outcome, newMessages } = p;
         if (isPlainDelivery(p)) {
           // One statement instead of a read and a delete: a plain delivery has no cancel flag, slot or parent to look at.
           if (deleteOwned.run(m.id, owner).changes === 0) return false; // the lease was lost
-          for (const entry of logs) ctx.insertLog(entry);
-          ctx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+          writeRecords(planFinishRecords(p, "delivered"), now);
           flow.afterFinish(m, now);
           return true;
         }
         const row = ownedRow.get(m.id, owner) as { cancel_requested: number } | undefined;
         if (!row) return false; // the lease was lost: another node owns this message now
-        let kind = outcome.kind;
-        // A cancel recorded while the attempt ran wins over a retry; a success still counts as delivered.
-        if (row.cancel_requested === 1 && kind === "retry") kind = "canceled";
-        for (const entry of logs) {
-          if (kind === "canceled" && entry.state === "RETRY") continue;
-          ctx.insertLog(entry);
-        }
+        const kind = finishKind(outcome, row.cancel_requested === 1);
         switch (kind) {
-          case "delivered":
-            queues.release(m, newMessages);
-            ctx.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
-            break;
           case "retry":
             toRetry.run((outcome as { dueAt: number }).dueAt, m.id);
             queues.retrying(m);
-            ctx.addUsage(m.accountId, now, "retried", 1, 0);
             break;
           case "failed": {
             const o = outcome as Extract<typeof outcome, { kind: "failed" }>;
@@ -166,15 +158,14 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
               error: o.response.error ?? null,
             });
             queues.release(m, newMessages);
-            ctx.addUsage(m.accountId, now, "failed", 1, 0);
             break;
           }
+          case "delivered":
           case "canceled":
-            if (outcome.kind !== "canceled") ctx.insertLog(logEntry(m, "CANCELED", now));
             queues.release(m, newMessages);
-            ctx.addUsage(m.accountId, now, "canceled", 1, 0);
             break;
         }
+        writeRecords(planFinishRecords(p, kind), now);
         flow.afterFinish(m, now); // a slot of its key and of its account is free again
         insertNew(
           newMessages.map((message) => ({ message })),
