@@ -22,6 +22,32 @@ export function candidatesPerSide(topK: number): number {
 }
 
 /**
+ * The sides a query ranks by: the semantic side unless its weight is 0; the full-text side unless the weight is 1 or
+ * the query has no terms. Each store searches only the sides this names.
+ */
+export function querySides(q: { semanticWeight: number; terms: readonly string[] }): {
+  semantic: boolean;
+  fulltext: boolean;
+} {
+  return { semantic: q.semanticWeight > 0, fulltext: q.semanticWeight < 1 && q.terms.length > 0 };
+}
+
+/** A query's candidates by document key, created on first mention with both similarities 0. */
+export class Candidates {
+  private readonly byKey = new Map<number, Candidate>();
+
+  of(key: number): Candidate {
+    let c = this.byKey.get(key);
+    if (!c) this.byKey.set(key, (c = { key, semantic: 0, fulltext: 0 }));
+    return c;
+  }
+
+  all(): Candidate[] {
+    return [...this.byKey.values()];
+  }
+}
+
+/**
  * Best first, at most `topK`. With `w = 0` only documents that share a term with the query are returned (the
  * relevance floor of docs/search.md); a zero total score is never returned.
  */

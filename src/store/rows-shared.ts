@@ -357,3 +357,16 @@ export const queueFromRow = (r: QueueRow): Queue => ({
   updatedAt: r.updated_at,
   lag: r.lag,
 });
+
+/**
+ * Host or path of a URL, which the URL filters of the logs and the DLQ match (`url_host()`/`url_path()` in SQLite,
+ * columns stored at insert in PostgreSQL); null for a string that is not a URL.
+ */
+export function urlPart(url: string, part: "host" | "path"): string | null {
+  try {
+    const u = new URL(url);
+    return part === "host" ? u.hostname : u.pathname;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dot, hashEmbed } from "../../src/search/embedder.js";
-import { rankHybrid } from "../../src/search/scoring.js";
+import { Candidates, querySides, rankHybrid } from "../../src/search/scoring.js";
 
 /** The built-in lexical embedder and the hybrid score (docs/search.md "Embeddings", "Scoring"). */
 describe("built-in embedder", () => {
@@ -49,5 +49,25 @@ describe("hybrid ranking", () => {
     const top = rankHybrid(candidates, 1, 3);
     expect(top.map((s) => s.key)).toEqual([9, 8, 7]);
     expect(rankHybrid(candidates, 1, 100).some((s) => s.key === 0)).toBe(false);
+  });
+});
+
+describe("query sides and candidates", () => {
+  it("searches the semantic side unless its weight is 0, the full-text side unless it is 1 or there are no terms", () => {
+    expect(querySides({ semanticWeight: 0.75, terms: ["a"] })).toEqual({ semantic: true, fulltext: true });
+    expect(querySides({ semanticWeight: 0, terms: ["a"] })).toEqual({ semantic: false, fulltext: true });
+    expect(querySides({ semanticWeight: 1, terms: ["a"] })).toEqual({ semantic: true, fulltext: false });
+    expect(querySides({ semanticWeight: 0.5, terms: [] })).toEqual({ semantic: true, fulltext: false });
+  });
+
+  it("keeps one candidate per key, both sides starting at 0", () => {
+    const found = new Candidates();
+    found.of(3).semantic = 0.5;
+    found.of(3).fulltext = 2;
+    found.of(7).fulltext = 1;
+    expect(found.all()).toEqual([
+      { key: 3, semantic: 0.5, fulltext: 2 },
+      { key: 7, semantic: 0, fulltext: 1 },
+    ]);
   });
 });

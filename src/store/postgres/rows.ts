@@ -1,5 +1,5 @@
 import type { AccountRow as SharedAccountRow, MessageRow as SharedMessageRow } from "../rows-shared.js";
-import { joinLabels } from "../rows-shared.js";
+import { joinLabels, urlPart } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import { ACCOUNT_COLUMNS, accountColumnValues } from "../adapter-parts.js";
 import type { NewMessage } from "../../domain/message.js";
@@ -8,15 +8,6 @@ import type { Account } from "../store.js";
 /** A `messages` row as pg returns it (BIGINT parsed to numbers, see connection.ts). */
 export type MessageRow = SharedMessageRow<boolean>;
 
-/** Host or path of a URL, as the SQLite adapter's url_host()/url_path() compute them; stored at insert. */
-export function urlPart(url: string, part: "host" | "path"): string | null {
-  try {
-    const u = new URL(url);
-    return part === "host" ? u.hostname : u.pathname;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Column order of a message insert. messages.ts inserts many rows in one statement by passing one array per

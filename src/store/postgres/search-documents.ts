@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
-import { type Candidate, candidatesPerSide, rankHybrid } from "../../search/scoring.js";
+import { Candidates, candidatesPerSide, querySides, rankHybrid } from "../../search/scoring.js";
 import {
   newGeneration,
   VECTOR_CACHE_BYTES,
@@ -210,14 +210,8 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
       const mismatch = embedderMismatch(q.namespace, current, q.embedder);
       if (mismatch) throw mismatch;
       const perSide = candidatesPerSide(q.topK);
-      const useSemantic = q.semanticWeight > 0;
-      const useFulltext = q.semanticWeight < 1 && q.terms.length > 0;
-      const found = new Map<number, Candidate>();
-      const candidate = (key: number) => {
-        let c = found.get(key);
-        if (!c) found.set(key, (c = { key, semantic: 0, fulltext: 0 }));
-        return c;
-      };
+      const { semantic: useSemantic, fulltext: useFulltext } = querySides(q);
+      const found = new Candidates();
       const where = (params: Params) => {
         let w = `d.index_id = ${params.add(q.indexId)} AND d.namespace = ${params.add(q.namespace)}`;
         if (q.filter) w += ` AND ${postgresFilter(q.filter, params)}`;
@@ -236,7 +230,7 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
           ).map((r) => Number(r.seq));
         }
         for (const s of matrix.nearest(q.embedding, perSide, keys)) {
-          candidate(s.key).semantic = s.value;
+          found.of(s.key).semantic = s.value;
           semanticKeys.add(s.key);
         }
       } else if (useSemantic) {
@@ -249,7 +243,7 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         const scored = rows.map((r) => ({ key: Number(r.seq), value: cosine(q.embedding, r.embedding) }));
         scored.sort((a, b) => b.value - a.value);
         for (const s of scored.slice(0, perSide)) {
-          candidate(s.key).semantic = s.value;
+          found.of(s.key).semantic = s.value;
           semanticKeys.add(s.key);
         }
         // Every row's similarity is known already: the full-text hits get theirs from here.
@@ -274,7 +268,7 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
           params.values,
         );
         for (const r of rows) {
-          const c = candidate(Number(r.seq));
+          const c = found.of(Number(r.seq));
           c.fulltext = r.value;
           if (!r.best) continue;
           fulltextKeys.add(c.key);
@@ -282,10 +276,10 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         }
         if (matrix) {
           const unscored = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
-          for (const s of matrix.similarities(q.embedding, unscored)) candidate(s.key).semantic = s.value;
+          for (const s of matrix.similarities(q.embedding, unscored)) found.of(s.key).semantic = s.value;
         }
       }
-      const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
+      const ranked = rankHybrid(found.all(), q.semanticWeight, q.topK);
       const rows = await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
         ranked.map((r) => r.key),
       ]);

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import type { LogEntry } from "../../domain/log.js";
 import type { NewMessage } from "../../domain/message.js";
 import type { UsageMetric } from "../store.js";
+import { urlPart } from "../rows-shared.js";
 import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
 import { loadVectorFunctions } from "./search-documents.js";
@@ -65,15 +66,6 @@ const LOG_COLUMNS = [
 
 const insertSql = (table: string, columns: string[]) =>
   `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
-
-function urlPart(url: string, part: "host" | "path"): string | null {
-  try {
-    const u = new URL(url);
-    return part === "host" ? u.hostname : u.pathname;
-  } catch {
-    return null;
-  }
-}
 
 export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): SqliteContext {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
-import { candidatesPerSide, type Candidate, rankHybrid } from "../../search/scoring.js";
+import { Candidates, candidatesPerSide, querySides, rankHybrid } from "../../search/scoring.js";
 import { newGeneration, VECTOR_CACHE_BYTES, VectorCache, type VectorChanges, type VectorRow } from "../../search/vector-cache.js";
 import { hitsInRankOrder } from "../search-hits.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
@@ -246,15 +246,9 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
       const f = q.filter ? sqliteFilter(q.filter) : undefined;
       const perSide = candidatesPerSide(q.topK);
       const query = blob(q.embedding);
-      const useSemantic = q.semanticWeight > 0;
-      const useFulltext = q.semanticWeight < 1 && q.terms.length > 0;
+      const { semantic: useSemantic, fulltext: useFulltext } = querySides(q);
       const match = ftsMatch(q.terms);
-      const found = new Map<number, Candidate>();
-      const candidate = (key: number) => {
-        let c = found.get(key);
-        if (!c) found.set(key, (c = { key, semantic: 0, fulltext: 0 }));
-        return c;
-      };
+      const found = new Candidates();
       const semanticKeys = new Set<number>();
       const fulltextKeys = new Set<number>();
       const matrix = useSemantic ? cachedVectors(q.indexId, q.namespace, current) : undefined;
@@ -275,7 +269,7 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
               : semanticScan.all(query, q.indexId, q.namespace, perSide)
         ) as { key: number; value: number }[];
         for (const r of rows) {
-          candidate(r.key).semantic = r.value;
+          found.of(r.key).semantic = r.value;
           semanticKeys.add(r.key);
         }
       }
@@ -297,9 +291,9 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
         ) as { key: number; value: number }[];
         for (const [i, r] of rows.entries()) {
           if (i < perSide) {
-            candidate(r.key).fulltext = r.value;
+            found.of(r.key).fulltext = r.value;
             fulltextKeys.add(r.key);
-          } else if (semanticKeys.has(r.key)) candidate(r.key).fulltext = r.value;
+          } else if (semanticKeys.has(r.key)) found.of(r.key).fulltext = r.value;
         }
       }
       // The semantic side's score for the full-text hits it did not return.
@@ -309,10 +303,10 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
           ? matrix.similarities(q.embedding, missing)
           : (semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]);
         for (const r of scored) {
-          candidate(r.key).semantic = r.value;
+          found.of(r.key).semantic = r.value;
         }
       }
-      const ranked = rankHybrid([...found.values()], q.semanticWeight, q.topK);
+      const ranked = rankHybrid(found.all(), q.semanticWeight, q.topK);
       const rows = docsByRowids.all(JSON.stringify(ranked.map((r) => r.key))) as DocRow[];
       return hitsInRankOrder(ranked, new Map(rows.map((r) => [r.rowid, toStored(r)])));
     },
