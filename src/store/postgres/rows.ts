@@ -8,7 +8,6 @@ import type { Account } from "../store.js";
 /** A `messages` row as pg returns it (BIGINT parsed to numbers, see connection.ts). */
 export type MessageRow = SharedMessageRow<boolean>;
 
-
 /**
  * Column order of a message insert. messages.ts inserts many rows in one statement by passing one array per
  * column to unnest(), so the SQL text never changes with the row count (and is prepared once per connection).
