@@ -120,3 +120,43 @@ describe("every view", () => {
     }, 90_000);
   }
 });
+
+describe("a list with nothing in it, or that cannot load", () => {
+  const EMPTY: [string, string][] = [
+    ["Messages", "No messages here yet"],
+    ["Dead letter queue", "The dead letter queue is empty"],
+    ["Schedules", "No schedules yet"],
+    ["Queues", "No queues yet"],
+    ["URL groups", "No URL groups yet"],
+    ["Flow control", "No flow-control keys"],
+  ];
+
+  it("says what to do on an account with nothing yet, and offers to try again when its API call fails", async () => {
+    const fresh = await startTestServer();
+    let stopped = false;
+    try {
+      watch = await openPage(browser);
+      const { page } = watch;
+      await signInWithToken(page, fresh.url, fresh.token);
+      for (const [label, title] of EMPTY) {
+        await go(page, label);
+        await page.locator(".empty-title", { hasText: title }).waitFor();
+        expect(await page.locator(".table-wrap").count(), label).toBe(0);
+      }
+      await go(page, "Queues");
+      await page.locator(".empty-title", { hasText: "No queues yet" }).waitFor();
+      await page.locator(".loading").waitFor({ state: "detached" });
+      await page.screenshot({ path: join(shots, "queues-empty.png") });
+
+      await fresh.stop(); // every API call fails from now on
+      stopped = true;
+      await go(page, "URL groups");
+      const alert = page.getByRole("alert").filter({ hasText: "Something went wrong." });
+      await alert.getByRole("button", { name: "Try again" }).waitFor();
+      expect(await page.locator(".empty-title").count()).toBe(0);
+      await page.screenshot({ path: join(shots, "url-groups-error.png") });
+    } finally {
+      if (!stopped) await fresh.stop();
+    }
+  }, 60_000);
+});

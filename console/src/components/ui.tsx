@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
+import type { AsyncState } from "../lib/use-async";
 import { localTime, relative, utcTime } from "../lib/format";
 
 /** A time in the browser's zone; the exact UTC instant on hover. */
@@ -41,6 +42,28 @@ export function Empty({ title, children }: { title: string; children?: Component
       <div class="empty-title">{title}</div>
       {children && <div class="empty-hint">{children}</div>}
     </div>
+  );
+}
+
+/**
+ * What a list's panel shows instead of its rows: the error (with "Try again"), the first load, or, once loaded with
+ * no rows (`count` 0), `empty`. Renders nothing once there are rows: the view draws them.
+ */
+export function ListStatus({
+  state,
+  count,
+  empty,
+}: {
+  state: AsyncState<unknown>;
+  count: number;
+  empty: ComponentChildren;
+}) {
+  return (
+    <>
+      {state.error && <ErrorBox error={state.error} retry={() => state.reload()} />}
+      {state.loading && !state.data && <Loading />}
+      {state.data !== undefined && count === 0 && empty}
+    </>
   );
 }
 

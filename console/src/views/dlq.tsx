@@ -12,6 +12,7 @@ import {
   ErrorBox,
   HeadersTable,
   KeyValues,
+  ListStatus,
   Loading,
   PageHead,
   Pager,
@@ -142,13 +143,15 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
         }}
       />
       <section class="panel flush">
-        {list.error && <ErrorBox error={list.error} retry={() => list.reload()} />}
-        {list.loading && !list.data && <Loading />}
-        {list.data && entries.length === 0 && (
-          <Empty title="The dead letter queue is empty">
-            A message lands here when it fails after its last retry. Nothing to do while this stays empty.
-          </Empty>
-        )}
+        <ListStatus
+          state={list}
+          count={entries.length}
+          empty={
+            <Empty title="The dead letter queue is empty">
+              A message lands here when it fails after its last retry. Nothing to do while this stays empty.
+            </Empty>
+          }
+        />
         {entries.length > 0 && (
           <div class="table-wrap">
             <table class="table" data-testid="dlq-table">

@@ -4,18 +4,7 @@ import { enc } from "../lib/api";
 import { count } from "../lib/format";
 import type { FlowKey } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
-import {
-  Badge,
-  Button,
-  Dialog,
-  Empty,
-  ErrorBox,
-  Field,
-  Loading,
-  PageHead,
-  useAction,
-  WriteButton,
-} from "../components/ui";
+import { Badge, Button, Dialog, Empty, Field, ListStatus, PageHead, useAction, WriteButton } from "../components/ui";
 
 export function FlowControl() {
   const { api } = useApp();
@@ -61,13 +50,15 @@ export function FlowControl() {
         <Button type="submit">Search</Button>
       </form>
       <section class="panel flush">
-        {keys.error && <ErrorBox error={keys.error} retry={() => keys.reload()} />}
-        {keys.loading && !keys.data && <Loading />}
-        {keys.data && keys.data.length === 0 && (
-          <Empty title="No flow-control keys">
-            A key appears when a message is published with a flow-control key (the Publish view has the fields).
-          </Empty>
-        )}
+        <ListStatus
+          state={keys}
+          count={keys.data?.length ?? 0}
+          empty={
+            <Empty title="No flow-control keys">
+              A key appears when a message is published with a flow-control key (the Publish view has the fields).
+            </Empty>
+          }
+        />
         {keys.data && keys.data.length > 0 && (
           <div class="table-wrap">
             <table class="table" data-testid="flow-table">

@@ -4,7 +4,7 @@ import { groupLogs } from "../lib/group-logs";
 import { href, navigate } from "../lib/router";
 import type { LogEntry } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
-import { Empty, ErrorBox, Loading, PageHead, Pager, StateBadge, Time, usePager } from "../components/ui";
+import { Empty, ListStatus, PageHead, Pager, StateBadge, Time, usePager } from "../components/ui";
 import { FilterBar, filterQuery, type Filters, noFilters } from "./filters";
 
 const PAGE = 100;
@@ -39,14 +39,16 @@ export function Messages() {
         }}
       />
       <section class="panel flush">
-        {logs.error && <ErrorBox error={logs.error} retry={() => logs.reload()} />}
-        {logs.loading && !logs.data && <Loading />}
-        {logs.data && groups.length === 0 && (
-          <Empty title="No messages here yet">
-            Publish one from the <a href={href("publish")}>Publish</a> view or with the API; it shows up here within
-            seconds. If filters are set, clear them.
-          </Empty>
-        )}
+        <ListStatus
+          state={logs}
+          count={groups.length}
+          empty={
+            <Empty title="No messages here yet">
+              Publish one from the <a href={href("publish")}>Publish</a> view or with the API; it shows up here within
+              seconds. If filters are set, clear them.
+            </Empty>
+          }
+        />
         {groups.length > 0 && (
           <div class="table-wrap">
             <table class="table" data-testid="messages-table">

@@ -10,9 +10,8 @@ import {
   Button,
   Dialog,
   Empty,
-  ErrorBox,
   Field,
-  Loading,
+  ListStatus,
   PageHead,
   Time,
   useAction,
@@ -51,13 +50,15 @@ export function Queues() {
         </WriteButton>
       </PageHead>
       <section class="panel flush">
-        {list.error && <ErrorBox error={list.error} retry={() => list.reload()} />}
-        {list.loading && !list.data && <Loading />}
-        {list.data && list.data.length === 0 && (
-          <Empty title="No queues yet">
-            Create one with “New queue”, or enqueue a message to a new queue name and it is created for you.
-          </Empty>
-        )}
+        <ListStatus
+          state={list}
+          count={list.data?.length ?? 0}
+          empty={
+            <Empty title="No queues yet">
+              Create one with “New queue”, or enqueue a message to a new queue name and it is created for you.
+            </Empty>
+          }
+        />
         {list.data && list.data.length > 0 && (
           <div class="table-wrap">
             <table class="table" data-testid="queues-table">

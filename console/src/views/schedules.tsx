@@ -11,9 +11,8 @@ import {
   Button,
   Dialog,
   Empty,
-  ErrorBox,
   Field,
-  Loading,
+  ListStatus,
   PageHead,
   StateBadge,
   Time,
@@ -41,11 +40,13 @@ export function Schedules() {
         </WriteButton>
       </PageHead>
       <section class="panel flush">
-        {list.error && <ErrorBox error={list.error} retry={() => list.reload()} />}
-        {list.loading && !list.data && <Loading />}
-        {list.data && schedules.length === 0 && (
-          <Empty title="No schedules yet">Create one with “New schedule”: a cron expression and a destination.</Empty>
-        )}
+        <ListStatus
+          state={list}
+          count={schedules.length}
+          empty={
+            <Empty title="No schedules yet">Create one with “New schedule”: a cron expression and a destination.</Empty>
+          }
+        />
         {schedules.length > 0 && (
           <div class="table-wrap">
             <table class="table" data-testid="schedules-table">

@@ -7,9 +7,8 @@ import {
   Button,
   Dialog,
   Empty,
-  ErrorBox,
   Field,
-  Loading,
+  ListStatus,
   PageHead,
   Time,
   useAction,
@@ -83,13 +82,15 @@ export function UrlGroups() {
           New URL group
         </WriteButton>
       </PageHead>
-      {list.error && <ErrorBox error={list.error} retry={() => list.reload()} />}
-      {list.loading && !list.data && <Loading />}
-      {list.data && list.data.length === 0 && (
-        <section class="panel">
-          <Empty title="No URL groups yet">Create one with “New URL group”: a name and its first endpoint.</Empty>
-        </section>
-      )}
+      <ListStatus
+        state={list}
+        count={list.data?.length ?? 0}
+        empty={
+          <section class="panel">
+            <Empty title="No URL groups yet">Create one with “New URL group”: a name and its first endpoint.</Empty>
+          </section>
+        }
+      />
       {(list.data ?? []).map((t) => (
         <section key={t.name} class="panel" data-group={t.name}>
           <div class="panel-head">
