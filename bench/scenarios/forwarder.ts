@@ -4,7 +4,7 @@ import { makeBody } from "../lib/generator.js";
 import { CpuMeter, freePort, startNodeChild, waitForHttp } from "../lib/proc.js";
 import { BenchReceiver } from "../lib/receiver.js";
 import { type BenchContext, pick, rounds, type Scenario } from "../lib/scenario.js";
-import { cpuPerMessage, medianOf } from "../lib/stats.js";
+import { cpuPerMessage, medianOf, microsPerMessage } from "../lib/stats.js";
 import { cannon } from "../lib/cannon.js";
 import { CANNON_CONNECTIONS } from "./fastify.js";
 
@@ -67,6 +67,7 @@ export const forwarderScenario: Scenario = {
       async () => {
         await receiver.reset();
         const cpu = new CpuMeter([child.pid]);
+        const receiverCpu = new CpuMeter([receiver.pid]);
         const shot = await cannon({
           url: `${origin}/v2/publish/${receiver.url("/forwarded")}`,
           connections: CANNON_CONNECTIONS,
@@ -76,9 +77,10 @@ export const forwarderScenario: Scenario = {
           headers: { "content-type": "application/octet-stream" },
           body: load.body,
         });
-        const cpuSeconds = cpu.read().servers;
+        const used = cpu.read();
         await receiver.waitFor(shot.ok, 30_000); // its in-memory backlog drains before the next round
-        return { ...shot, cpuSeconds };
+        const others = `generator ${microsPerMessage(used.bench, shot.ok)} µs/msg, receiver ${microsPerMessage(receiverCpu.read().servers, receiver.count)} µs/msg`;
+        return { ...shot, cpuSeconds: used.servers, others };
       },
       (x) => x.rps,
     );
@@ -88,7 +90,7 @@ export const forwarderScenario: Scenario = {
       metric: "bare forwarder, acknowledgements (as P2)",
       value: acks.median.rps,
       unit: "acks/s",
-      detail: `autocannon ${CANNON_CONNECTIONS} conns, ${seconds} s, ${acks.median.ok} acks; ${cpuPerMessage(acks.median.cpuSeconds, acks.median.ok)}; ${acks.spread}`,
+      detail: `autocannon ${CANNON_CONNECTIONS} conns, ${seconds} s, ${acks.median.ok} acks; ${cpuPerMessage(acks.median.cpuSeconds, acks.median.ok)}; ${acks.median.others}; ${acks.spread}`,
     });
   },
 };

@@ -4,6 +4,7 @@ import { makeBody, openLoop } from "../lib/generator.js";
 import { CpuMeter, memoryOf } from "../lib/proc.js";
 import { BenchReceiver } from "../lib/receiver.js";
 import { type Scenario, pick } from "../lib/scenario.js";
+import { cpuPerMessage, microsPerMessage } from "../lib/stats.js";
 import { sqliteTableSizes, type TableSize } from "../lib/table-sizes.js";
 
 /** Retention is the shortest Ferry allows (1 min), so it applies several times within the run. */
@@ -62,6 +63,7 @@ export const sustainedScenario: Scenario = {
     const body = makeBody(1024);
     const destination = receiver.url("/sustained");
     const cpu = new CpuMeter([ferry.child.pid]);
+    const receiverCpu = new CpuMeter([receiver.pid]);
     const load = openLoop({
       origin: ferry.origin,
       ratePerSec: rate,
@@ -78,6 +80,7 @@ export const sustainedScenario: Scenario = {
     const result = await load;
     await receiver.waitFor(result.acked, 60_000);
     const used = cpu.read();
+    const receiverSeconds = receiverCpu.read().servers;
     sample("end");
     const rss = memoryOf(ferry.child.pid);
     const delivered = receiver.count;
@@ -87,7 +90,7 @@ export const sustainedScenario: Scenario = {
       metric: `${minutes} min at P1's rate, delivered`,
       value: delivered / (minutes * 60),
       unit: "msg/s",
-      detail: `asked ${rate}/s; ${result.acked} acknowledged, ${delivered} delivered${result.skipped > 0 ? `, ${result.skipped} sends SKIPPED (backlog)` : ""}${result.errors > 0 ? `, ${result.errors} publish errors` : ""}; ${Math.round((used.servers * 1e6) / Math.max(1, delivered))} µs CPU/msg; peak RSS ${rss ? rss.peakMiB.toFixed(0) : "?"} MiB; log retention ${RETENTION_MS / 1000} s; table sizes in the section below`,
+      detail: `asked ${rate}/s; ${result.acked} acknowledged, ${delivered} delivered${result.skipped > 0 ? `, ${result.skipped} sends SKIPPED (backlog)` : ""}${result.errors > 0 ? `, ${result.errors} publish errors` : ""}; ${cpuPerMessage(used.servers, delivered)}, generator ${microsPerMessage(used.bench, delivered)} µs/msg, receiver ${microsPerMessage(receiverSeconds, delivered)} µs/msg; peak RSS ${rss ? rss.peakMiB.toFixed(0) : "?"} MiB; log retention ${RETENTION_MS / 1000} s; table sizes in the section below`,
     });
     ctx.section(
       "Sustained load: table sizes",
