@@ -3,6 +3,7 @@
  * docs/configuration.md (a test keeps the two in sync). A bad value stops start-up with the variable's name.
  */
 
+import { availableParallelism } from "node:os";
 import type { DialectName } from "./domain/dialect.js";
 import { EgressConfigError, parseEgressPolicy } from "./domain/egress-policy.js";
 import { isLimitField, type PlanName, type PlanOverrides, planNames, UNLIMITED } from "./domain/plans.js";
@@ -127,6 +128,14 @@ function oneOf<T extends string>(env: Env, key: string, fallback: T, allowed: re
   return match;
 }
 
+/**
+ * `auto`: the egress thread only when this process may run on more than one CPU. On one, the thread cannot run beside
+ * the main thread and its hand-overs only add work (docs/threading.md, "On one CPU").
+ */
+export function egressThreadWanted(setting: "auto" | "on" | "off", cpus: number): boolean {
+  return setting === "on" || (setting === "auto" && cpus > 1);
+}
+
 function signingKey(env: Env, key: string): string | undefined {
   const raw = optional(env, key);
   if (raw !== undefined && raw.length < 16) {
@@ -217,7 +226,10 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     storeThread: oneOf(env, "FERRY_STORE_THREAD", "off", ["on", "off"] as const) === "on",
-    egressThread: oneOf(env, "FERRY_EGRESS_THREAD", "on", ["on", "off"] as const) === "on",
+    egressThread: egressThreadWanted(
+      oneOf(env, "FERRY_EGRESS_THREAD", "auto", ["auto", "on", "off"] as const),
+      availableParallelism(),
+    ),
     logLevel: oneOf(env, "FERRY_LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     logFile: optional(env, "FERRY_LOG_FILE"),
     shutdownGraceMs: int(env, "FERRY_SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
@@ -276,7 +288,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
   FERRY_PG_POOL_SIZE: "10",
   FERRY_STORE_THREAD: "off",
-  FERRY_EGRESS_THREAD: "on",
+  FERRY_EGRESS_THREAD: "auto",
   FERRY_LOG_LEVEL: "info",
   FERRY_LOG_FILE: "(none: logs go to stdout)",
   FERRY_SHUTDOWN_GRACE_MS: "10000",
