@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import {
   DELAY_HEADER,
+  noCounts,
   nowMs,
-  type ReceiverCounts,
   type ReceiverReply,
   type ReceiverRequest,
   SENT_HEADER,
@@ -19,17 +19,7 @@ import {
 /** Ferry's message id on every delivery (neutral dialect), lower-cased as node:http gives it. */
 const MESSAGE_ID_HEADER = "svc-message-id";
 
-const fresh = (): ReceiverCounts => ({
-  count: 0,
-  firstAt: 0,
-  lastAt: 0,
-  byPath: {},
-  latencies: [],
-  lateness: [],
-  signed: 0,
-  duplicates: 0,
-});
-let counts = fresh();
+let counts = noCounts();
 let trackMessageIds = false;
 const seenIds = new Set<string>();
 let waiters: { count: number; resolve: () => void }[] = [];
@@ -102,7 +92,7 @@ server.listen(0, "127.0.0.1", () => reply({ type: "ready", port: (server.address
 process.on("message", (message: ReceiverRequest) => {
   switch (message.type) {
     case "reset":
-      counts = fresh();
+      counts = noCounts();
       seenIds.clear();
       trackMessageIds = message.trackMessageIds;
       reply({ type: "done", id: message.id });

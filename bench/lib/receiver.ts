@@ -25,11 +25,23 @@ export interface ReceiverCounts {
   duplicates: number;
 }
 
+/** The counts of a receiver that has received nothing. */
+export const noCounts = (): ReceiverCounts => ({
+  count: 0,
+  firstAt: 0,
+  lastAt: 0,
+  byPath: {},
+  latencies: [],
+  lateness: [],
+  signed: 0,
+  duplicates: 0,
+});
+
+/** A request the receiver answers; the bench numbers it to match the answer. */
+type Question = { type: "reset"; trackMessageIds: boolean } | { type: "wait"; count: number; timeoutMs: number };
+
 /** Bench → receiver process (bench/apps/receiver-app.ts). */
-export type ReceiverRequest =
-  | { type: "reset"; id: number; trackMessageIds: boolean }
-  | { type: "wait"; id: number; count: number; timeoutMs: number }
-  | { type: "close" };
+export type ReceiverRequest = (Question & { id: number }) | { type: "close" };
 
 /** Receiver process → bench. */
 export type ReceiverReply =
@@ -98,9 +110,8 @@ export class BenchReceiver implements ReceiverCounts {
 
   /** Forgets every count, between phases of one scenario; resolves once the receiver has. */
   async reset(): Promise<void> {
-    await this.ask({ type: "reset", id: 0, trackMessageIds: this.trackMessageIds });
-    Object.assign(this, { count: 0, firstAt: 0, lastAt: 0, byPath: {}, latencies: [], lateness: [], signed: 0 });
-    this.duplicates = 0;
+    await this.ask({ type: "reset", trackMessageIds: this.trackMessageIds });
+    Object.assign(this, noCounts());
   }
 
   /**
@@ -108,7 +119,7 @@ export class BenchReceiver implements ReceiverCounts {
    * (never rejects: the caller reports). Either way the counts are then the receiver's.
    */
   async waitFor(count: number, timeoutMs: number): Promise<boolean> {
-    const reply = await this.ask({ type: "wait", id: 0, count, timeoutMs });
+    const reply = await this.ask({ type: "wait", count, timeoutMs });
     if (reply.type !== "waited") return false;
     Object.assign(this, reply.counts);
     return reply.ok;
@@ -122,11 +133,11 @@ export class BenchReceiver implements ReceiverCounts {
     });
   }
 
-  private ask(request: ReceiverRequest & { id: number }): Promise<ReceiverReply> {
+  private ask(question: Question): Promise<ReceiverReply> {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.child.send({ ...request, id });
+      this.child.send({ ...question, id } satisfies ReceiverRequest);
     });
   }
 }
