@@ -25,33 +25,43 @@ let lastRandom: Buffer = Buffer.alloc(10);
 
 /** ULID-style: 10 chars of ms time + 16 chars of randomness, monotonic within one millisecond. */
 export function ulid(nowMs: number = Date.now()): string {
-  let rnd: Buffer;
   if (nowMs <= lastMs) {
-    rnd = Buffer.from(lastRandom);
-    for (let i = rnd.length - 1; i >= 0; i--) {
-      rnd[i] = (rnd[i]! + 1) & 0xff;
-      if (rnd[i] !== 0) break;
+    // Same (or an earlier) millisecond: the previous randomness plus one keeps the ids in order.
+    for (let i = lastRandom.length - 1; i >= 0; i--) {
+      lastRandom[i] = (lastRandom[i]! + 1) & 0xff;
+      if (lastRandom[i] !== 0) break;
     }
-    nowMs = lastMs;
   } else {
-    rnd = Buffer.from(random(10));
+    lastMs = nowMs;
+    lastRandom = Buffer.from(random(10));
   }
-  lastMs = nowMs;
-  lastRandom = rnd;
-  let time = "";
-  let t = nowMs;
+  return encodeUlid(lastMs, lastRandom);
+}
+
+/**
+ * The 26 Crockford base-32 characters of a time and 10 random bytes. The 80 random bits are encoded as two 40-bit
+ * halves, each exact in a double (40 is a multiple of 5, so no character straddles the halves): plain arithmetic,
+ * several times faster than one BigInt.
+ */
+export function encodeUlid(ms: number, random: Uint8Array): string {
+  let out = "";
+  let t = ms;
   for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
+    out = CROCKFORD[t % 32] + out;
     t = Math.floor(t / 32);
   }
-  let bits = 0n;
-  for (const b of rnd) bits = (bits << 8n) | BigInt(b);
-  let rest = "";
-  for (let i = 0; i < 16; i++) {
-    rest = CROCKFORD[Number(bits & 31n)] + rest;
-    bits >>= 5n;
+  return out + base32Of40Bits(random, 0) + base32Of40Bits(random, 5);
+}
+
+function base32Of40Bits(bytes: Uint8Array, from: number): string {
+  let v = 0;
+  for (let i = from; i < from + 5; i++) v = v * 256 + bytes[i]!;
+  let out = "";
+  for (let i = 0; i < 8; i++) {
+    out = CROCKFORD[v % 32] + out;
+    v = Math.floor(v / 32);
   }
-  return time + rest;
+  return out;
 }
 
 export function base58(bytes: number): string {
