@@ -77,10 +77,9 @@ async function startBehind(
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
   const dialect = dialectFor(config.dialect, version);
-  const http =
-    config.egressThread
-      ? openEgressThread({ destinationAllow: config.destinationAllow, log })
-      : createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
+  const http = config.egressThread
+    ? openEgressThread({ destinationAllow: config.destinationAllow, log })
+    : createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
 
   // A number no other process on this database gets: DLQ ids minted here cannot collide with another node's.
   const dlqIds = new DlqIdMinter(await store.nodeNumberTake());
