@@ -23,6 +23,7 @@ export class SearchUsage {
   private writing: Pending[] = [];
   /** Set while a flush waits or runs: limit checks wait for it. */
   private flushGate: Promise<void> | undefined;
+  /** Reads in progress (see `consistently`): a flush waits for them. */
   private checking = 0;
   private checksDone: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -52,17 +53,27 @@ export class SearchUsage {
     limitName: string,
   ): Promise<void> {
     if (p.limit < 0) return this.add(p.indexId, p.kind, p.n, p.now);
-    // The store's sum plus the buffer is exact only while no flush moves counts from one to the other: a check waits
-    // for a flush in progress, and a flush waits for the checks in progress (an operation past the limit would
-    // otherwise slip through, or one within it be refused, in that window).
-    while (this.flushGate) await this.flushGate;
-    this.checking++;
-    try {
+    await this.consistently(async () => {
       const used =
         (await this.store.searchUsageSum({ indexId: p.indexId, kind: p.kind, since: p.since })) +
         this.buffered(p.indexId, p.kind, p.since);
       if (used + p.n > p.limit) throw new AppError("rate_limited", `${limitName} exceeded: ${used} used of ${p.limit}`);
       this.add(p.indexId, p.kind, p.n, p.now);
+    });
+  }
+
+  /**
+   * Runs `read`, which adds the store's counts to the buffer's, while no flush moves counts from one to the other.
+   * A flush's write is visible in the store before its promise resolves (that waits for the fsync), and until then
+   * the counts are still listed as being written: read in that window, they would count twice (or, read the other
+   * way round, not at all). So a read waits for a flush in progress, and a flush waits for the reads in progress.
+   * Limit checks (`take`) and the management API's statistics read through here.
+   */
+  async consistently<T>(read: () => Promise<T>): Promise<T> {
+    while (this.flushGate) await this.flushGate;
+    this.checking++;
+    try {
+      return await read();
     } finally {
       if (--this.checking === 0) this.checksDone?.();
     }

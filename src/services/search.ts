@@ -109,16 +109,20 @@ export async function resetSearchIndexPassword(services: Services, customer: Cus
 /** Data-plane operations (document writes, queries) per step of `period`, as `{x: "<time> +0000 UTC", y}` points. */
 export async function searchIndexThroughput(services: Services, index: SearchIndex, period: StatsPeriod = "1h") {
   const win = periodWindow(period, services.clock.now());
-  const counts = await services.store.searchUsageSeries({
-    indexId: index.id,
-    from: win.from,
-    stepMs: win.stepMs,
-    count: win.points,
+  const usage = searchUsage(services.store);
+  const counts = await usage.consistently(async () => {
+    const stored = await services.store.searchUsageSeries({
+      indexId: index.id,
+      from: win.from,
+      stepMs: win.stepMs,
+      count: win.points,
+    });
+    for (const b of usage.bufferedMinutes(index.id)) {
+      const i = Math.floor((b.minute - win.from) / win.stepMs);
+      if (i >= 0 && i < stored.length) stored[i]! += b.n;
+    }
+    return stored;
   });
-  for (const b of searchUsage(services.store).bufferedMinutes(index.id)) {
-    const i = Math.floor((b.minute - win.from) / win.stepMs);
-    if (i >= 0 && i < counts.length) counts[i]! += b.n;
-  }
   return counts.map((y, i) => ({ x: goTimeString(win.from + i * win.stepMs), y }));
 }
 
@@ -131,9 +135,12 @@ export async function searchIndexStats(services: Services, index: SearchIndex, p
   const monthStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
   const day = now - (now % DAY_MS);
   const info = await services.store.searchDocInfo({ indexId: index.id });
-  const today = async (kind: SearchUsageKind, since: number) =>
-    (await services.store.searchUsageSum({ indexId: index.id, kind, since })) +
-    searchUsage(services.store).buffered(index.id, kind, since);
+  const usage = searchUsage(services.store);
+  const today = (kind: SearchUsageKind, since: number) =>
+    usage.consistently(
+      async () =>
+        (await services.store.searchUsageSum({ indexId: index.id, kind, since })) + usage.buffered(index.id, kind, since),
+    );
   return {
     vector_count: info.namespaces.reduce((sum, n) => sum + n.documents, 0),
     pending_vector_count: 0,
