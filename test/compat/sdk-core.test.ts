@@ -89,17 +89,15 @@ describe("@upstash/qstash against Ferry (upstash dialect)", () => {
       body: "q",
     });
     expect(res.status).toBe(200);
-    const got = await receiver.waitForCount(receiver.requests.length + 1).then((r) => r[r.length - 1]!);
+    const got = await receiver.waitForPath("/sdk/query-token");
     expect(got.method).toBe("PUT");
-    expect(got.url).toBe("/sdk/query-token");
   });
 
   it("verifies deliveries signed after a key rotation with the SDK's Receiver", async () => {
     const rotated = await server.call("POST", "/v2/keys/rotate");
     const url = receiver.url("/sdk/rotated");
-    const before = receiver.requests.length;
     await client.publish({ url, body: "r" });
-    const got = (await receiver.waitForCount(before + 1))[before]!;
+    const got = await receiver.waitForPath("/sdk/rotated");
     const verifier = new SdkReceiver({ currentSigningKey: TEST_CURRENT_KEY, nextSigningKey: rotated.json.current });
     expect(await verifier.verify({ signature: String(got.headers["upstash-signature"]), body: got.text, url })).toBe(
       true,
@@ -118,7 +116,6 @@ describe("@upstash/qstash against Ferry (upstash dialect)", () => {
     expect(events.events.length).toBeGreaterThan(0);
     expect(events.events.every((e) => e.state === "CANCELED")).toBe(true);
 
-    const before = receiver.requests.length;
     const batch = await client.batch([
       { url: receiver.url("/sdk/batch-a"), body: "a" },
       { url: receiver.url("/sdk/batch-b"), body: "b", headers: { "content-type": "text/plain" } },
@@ -128,10 +125,7 @@ describe("@upstash/qstash against Ferry (upstash dialect)", () => {
       .queue({ queueName: "sdk-core-queue" })
       .enqueue({ url: receiver.url("/sdk/enqueued"), body: "e" });
     expect(queued.messageId).toMatch(/^msg_/);
-    const arrived = (await receiver.waitForCount(before + 3))
-      .slice(before)
-      .map((r) => r.url)
-      .sort();
-    expect(arrived).toEqual(["/sdk/batch-a", "/sdk/batch-b", "/sdk/enqueued"]);
+    const arrived = await Promise.all(["/sdk/batch-a", "/sdk/batch-b", "/sdk/enqueued"].map((p) => receiver.waitForPath(p)));
+    expect(arrived.map((r) => r.text)).toEqual(["a", "b", "e"]);
   });
 });

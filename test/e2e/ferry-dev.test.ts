@@ -83,8 +83,7 @@ describe("ferry dev", () => {
     expect(receiver.requests.some((r) => r.url === "/dev/delayed")).toBe(false);
 
     const second = await dev(["--port", String(port), "--data", data]);
-    const got = await receiver.waitForCount(receiver.requests.length + 1, 30_000).then((all) => all.at(-1)!);
-    expect(got.url).toBe("/dev/delayed");
+    const got = await receiver.waitForPath("/dev/delayed", 30_000);
     expect(got.headers["upstash-message-id"]).toBe(messageId);
     expect(await sdkReceiver().verify({ signature: String(got.headers["upstash-signature"]), body: got.text, url })).toBe(true);
     await second.stop();
@@ -101,7 +100,7 @@ describe("ferry dev", () => {
     expect(server.stdout()).toContain(`FERRY_TOKEN=${DEV_CREDENTIALS.token}`);
     const res = await httpCall(`http://127.0.0.1:${port}`, "POST", `/v2/publish/${receiver.url("/dev/neutral")}`, { body: "n" }, DEV_CREDENTIALS.token);
     expect(res.status).toBe(200);
-    const got = await receiver.waitForCount(receiver.requests.length + 1).then((all) => all.at(-1)!);
+    const got = await receiver.waitForPath("/dev/neutral");
     expect(got.headers["svc-message-id"]).toBe(res.json.messageId);
     await server.stop();
   });
@@ -121,7 +120,7 @@ describe("ferry dev", () => {
       const client = new Client({ retry: false });
       const url = receiver.url("/dev/sdk-mode");
       const res = await client.publishJSON({ url, body: { mode: "dev" } });
-      const got = await receiver.waitForCount(receiver.requests.length + 1).then((all) => all.at(-1)!);
+      const got = await receiver.waitForPath("/dev/sdk-mode");
       expect(got.headers["upstash-message-id"]).toBe(res.messageId);
       const verifier = new SdkReceiver(); // dev mode: the dev signing keys
       expect(await verifier.verify({ signature: String(got.headers["upstash-signature"]), body: got.text, url })).toBe(true);

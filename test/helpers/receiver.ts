@@ -40,7 +40,7 @@ export class Receiver {
   private groupOf: (url: string) => string | undefined = () => undefined;
   private readonly script: Behavior[] = [];
   private fallback: Behavior | ((url: string) => Behavior) = { status: 200, body: "ok" };
-  private readonly waiters: { count: number; resolve: () => void }[] = [];
+  private readonly waiters: { ready: () => boolean; resolve: () => void }[] = [];
   private cursor = 0;
 
   private constructor(private readonly server: Server) {}
@@ -82,20 +82,36 @@ export class Receiver {
   }
 
   /** Resolves when at least `count` requests have arrived in total. */
-  waitForCount(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
-    if (this.requests.length >= count) return Promise.resolve(this.requests.slice(0, count));
+  async waitForCount(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
+    await this.waitUntil(() => this.requests.length >= count, timeoutMs, () => `${this.requests.length} of ${count} requests`);
+    return this.requests.slice(0, count);
+  }
+
+  /**
+   * Resolves with the first request to `path` (path and query). Prefer it to counting when earlier deliveries of the
+   * same test file may still be on their way: one of those would satisfy a count.
+   */
+  async waitForPath(path: string, timeoutMs = 10_000): Promise<ReceivedRequest> {
+    const find = () => this.requests.find((r) => r.url === path);
+    await this.waitUntil(() => find() !== undefined, timeoutMs, () => `no request to ${path}`);
+    return find()!;
+  }
+
+  private waitUntil(ready: () => boolean, timeoutMs: number, got: () => string): Promise<void> {
+    if (ready()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`receiver got ${this.requests.length} of ${count} requests in ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.waiters.push({
-        count,
+      const waiter = {
+        ready,
         resolve: () => {
           clearTimeout(timer);
-          resolve(this.requests.slice(0, count));
+          resolve();
         },
-      });
+      };
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`receiver got ${got()} in ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
     });
   }
 
@@ -147,7 +163,7 @@ export class Receiver {
         at: Date.now(),
       });
       for (const w of [...this.waiters]) {
-        if (this.requests.length >= w.count) {
+        if (w.ready()) {
           this.waiters.splice(this.waiters.indexOf(w), 1);
           w.resolve();
         }
