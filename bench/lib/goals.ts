@@ -15,6 +15,9 @@ export const goals: Record<string, Goal> = {
   // stores nothing), PostgreSQL against pg-boss, three nodes against one. The floors for calling it resolved are
   // P1 ≥ 0.6× the forwarder and pg1 ≥ 1.0× pg-boss; the table judges the full goals.
   "p2.acks": { kind: "ratio", of: ["forwarder.acks"], label: "× forwarder's acks", atLeast: 0.5 },
+  // The durable forwarder (bench/apps/durable-forwarder.ts) bounds what any design writing Ferry's rows reaches.
+  "durable.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
+  "durable.ferry": { kind: "ratio", of: ["durable.delivered"], label: "× durable forwarder" },
   "p1.inline": { kind: "ratio", of: ["p1.delivered"], label: "× P1 (egress thread on)" },
   "p3.p50": { kind: "absolute", atMost: 5 },
   "p3.p99": { kind: "absolute", atMost: 25 },

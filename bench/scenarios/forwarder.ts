@@ -20,6 +20,39 @@ export function endToEndLoad(ctx: BenchContext) {
 }
 
 /**
+ * Starts one of the ceiling apps (bench/apps/) and measures it under P1's generator, receiver and load: delivered
+ * msg/s, median of the rounds. The caller stops the returned child.
+ */
+export async function ceilingDelivered(
+  ctx: BenchContext,
+  receiver: BenchReceiver,
+  app: { name: string; file: string; env?: Record<string, string> },
+) {
+  const port = await freePort();
+  const child = startNodeChild(app.name, app.file, {
+    env: { BENCH_PORT: String(port), ...app.env },
+    logPath: join(ctx.workDir, `${app.name}.log`),
+  });
+  ctx.defer(() => child.stop());
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/health`, child);
+  const load = endToEndLoad(ctx);
+  const make = () => ({
+    path: `/v2/publish/${receiver.url("/forwarded")}`,
+    headers: { "content-type": "application/octet-stream" },
+    body: load.body,
+  });
+  // Warm-up: JIT and keep-alive connections on both hops.
+  await deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, total: 500, make });
+  const delivered = await medianOf(
+    rounds(ctx),
+    () => deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, make }),
+    (x) => x.deliveredPerSec,
+  );
+  return { child, origin, load, delivered };
+}
+
+/**
  * Ceiling 2: the bare in-memory forwarder (bench/apps/forwarder.ts) under the same generator, receiver and load
  * as P1: delivered msg/s.
  */
@@ -29,34 +62,18 @@ export const forwarderScenario: Scenario = {
   async run(ctx) {
     const receiver = await BenchReceiver.start();
     ctx.defer(() => receiver.close());
-    const port = await freePort();
-    const child = startNodeChild("forwarder", "bench/apps/forwarder.ts", {
-      env: { BENCH_PORT: String(port) },
-      logPath: join(ctx.workDir, "forwarder.log"),
+    const { child, origin, load, delivered } = await ceilingDelivered(ctx, receiver, {
+      name: "forwarder",
+      file: "bench/apps/forwarder.ts",
     });
-    ctx.defer(() => child.stop());
-    const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${origin}/health`, child);
-    const load = endToEndLoad(ctx);
-    const make = () => ({
-      path: `/v2/publish/${receiver.url("/forwarded")}`,
-      headers: { "content-type": "application/octet-stream" },
-      body: load.body,
-    });
-    // Warm-up: JIT and keep-alive connections on both hops.
-    await deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, total: 500, make });
-    const { median: r, spread } = await medianOf(
-      rounds(ctx),
-      () => deliveryRun({ origin, receiver, serverPids: [child.pid], ...load, make }),
-      (x) => x.deliveredPerSec,
-    );
+    const r = delivered.median;
     ctx.record({
       key: "forwarder.delivered",
       scenario: "Ceiling",
       metric: "bare forwarder, delivered",
       value: r.deliveredPerSec,
       unit: "msg/s",
-      detail: `${r.detail}; ${spread}`,
+      detail: `${r.detail}; ${delivered.spread}`,
     });
 
     // The same forwarder under P2's generator (autocannon POSTs, acknowledgements/s): what an ingest path that

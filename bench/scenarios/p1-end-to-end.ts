@@ -29,7 +29,7 @@ async function measure(ctx: BenchContext, ferry: FerryProcess, receiver: BenchRe
 export const p1Scenario: Scenario = {
   id: "p1",
   title: "P1 end to end",
-  needs: ["forwarder"],
+  needs: ["forwarder", "durable"],
   async run(ctx) {
     const receiver = await BenchReceiver.start();
     ctx.defer(() => receiver.close());

@@ -1,0 +1,118 @@
+/**
+ * Ceiling 3: the durable forwarder. The bare forwarder (forwarder.ts: Fastify in, undici out, at most 512 in flight)
+ * plus exactly the storage and signing work a P1 message costs Ferry, and nothing else:
+ * - the publish writes Ferry's rows through Ferry's own SQLite layer (`openSqlite`: its schema, statements, group
+ *   commit and WAL fsync off the event loop): the message row stored ACTIVE and leased, its CREATED entry (with the
+ *   body) and its ACTIVE entry, and the `requests` usage; the 200 is sent only once that commit is durable;
+ * - each delivery is signed with Ferry's `signDelivery` (HS256 JWT with the body's SHA-256);
+ * - its outcome deletes the row and writes the DELIVERED entry and the `delivered` usage, in a group commit.
+ * No validation, no accounts, no flow control, no dispatcher, no metrics, no retries beyond the forwarder's: what any
+ * durable, signing, logging forwarder on Ferry's rows must do at the least. P1 divided by this figure is how much of
+ * what such a design allows Ferry reaches; this figure divided by the bare forwarder's is the most any design that
+ * writes these rows could reach against the P1 floor (docs/threading.md). Port from BENCH_PORT, database file from
+ * BENCH_DB, Ferry's code from BENCH_FERRY_ROOT (the checkout under test).
+ */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import Fastify from "fastify";
+import { Agent, request } from "undici";
+
+const root = process.env.BENCH_FERRY_ROOT ?? new URL("../../", import.meta.url).pathname;
+const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, file)).href) as Promise<T>;
+const { openSqlite } = await load<typeof import("../../src/store/sqlite/context.js")>("src/store/sqlite/context.ts");
+const { createdLogEntry, logEntry } = await load<typeof import("../../src/domain/log.js")>("src/domain/log.ts");
+const { newMessageId } = await load<typeof import("../../src/domain/ids.js")>("src/domain/ids.ts");
+const { signDelivery } = await load<typeof import("../../src/domain/signing.js")>("src/domain/signing.ts");
+type Message = import("../../src/domain/message.js").Message;
+
+const MAX_IN_FLIGHT = 512;
+const LEASE_MS = 60_000;
+const OWNER = "durable-forwarder";
+const ACCOUNT = "acc_bench";
+const SIGNING_KEY = "sig_benchbenchbenchbenchbenchbenchbe";
+
+const store = openSqlite(process.env.BENCH_DB ?? "./durable-forwarder.sqlite", "FULL");
+const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
+const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+const queue: { message: Message; attempt: number }[] = [];
+let inFlight = 0;
+
+async function deliver(job: (typeof queue)[number]): Promise<void> {
+  const m = job.message;
+  let status = 0;
+  try {
+    const signature = signDelivery({ key: SIGNING_KEY, issuer: "Ferry", url: m.url, body: m.body, nowMs: Date.now() });
+    const res = await request(m.url, {
+      dispatcher: agent,
+      method: "POST",
+      headers: { "content-type": m.spec.headers["Content-Type"]![0]!, "svc-signature": signature },
+      body: m.body,
+    });
+    await res.body.dump();
+    status = res.statusCode;
+  } catch {
+    status = 0;
+  }
+  if (status >= 200 && status < 300) {
+    const now = Date.now();
+    await store.write(() => {
+      deleteOwned.run(m.id, OWNER);
+      store.insertLog(logEntry(m, "DELIVERED", now, { responseStatus: status }));
+      store.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
+    });
+  } else if (job.attempt < 3) {
+    queue.push({ message: m, attempt: job.attempt + 1 });
+  }
+}
+
+function pump(): void {
+  while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+    const job = queue.shift()!;
+    inFlight++;
+    void deliver(job).finally(() => {
+      inFlight--;
+      pump();
+    });
+  }
+}
+
+const app = Fastify({ logger: false, bodyLimit: 100 * 1024 * 1024 });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+app.get("/health", async () => ({ status: "ok" }));
+app.post("/v2/publish/*", async (req) => {
+  const url = (req.raw.url ?? "").slice("/v2/publish/".length);
+  const now = Date.now();
+  const message: Message = {
+    id: newMessageId(now),
+    accountId: ACCOUNT,
+    kind: "message",
+    state: "ACTIVE",
+    url,
+    body: req.body as Buffer,
+    spec: {
+      method: "POST",
+      headers: { "Content-Type": [req.headers["content-type"] ?? "application/octet-stream"] },
+      retries: 3,
+    },
+    createdAt: now,
+    notBefore: now,
+    dueAt: now,
+    retried: 0,
+    callerIp: req.ip,
+    cancelRequested: false,
+    leaseOwner: OWNER,
+    leaseUntil: now + LEASE_MS,
+  };
+  await store.write(() => {
+    store.insertMessage(message, OWNER, now + LEASE_MS);
+    store.insertLog(createdLogEntry(message, now));
+    store.insertLog(logEntry(message, "ACTIVE", now));
+    store.addUsage(ACCOUNT, now, "requests", 1, message.body?.length ?? 0);
+  });
+  queue.push({ message, attempt: 1 });
+  setImmediate(pump);
+  return { messageId: message.id, url };
+});
+await app.listen({ port: Number(process.env.BENCH_PORT), host: "127.0.0.1" });
+process.once("SIGTERM", () => void app.close().then(() => store.close()).then(() => process.exit(0)));
