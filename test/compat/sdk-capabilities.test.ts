@@ -146,13 +146,14 @@ describe("callbacks and the DLQ", () => {
     expect(listed.dlqId).toBe(body.dlqId);
     expect(listed.responseStatus).toBe(500);
 
-    failing.setDefault({ status: 200 });
+    // By path: /y fails, the rest succeeds. Switching the default to 500 after publishing /x could catch an /x
+    // delivery still on its way.
+    failing.setDefault((url) => (url.startsWith("/y") ? { status: 500 } : { status: 200 }));
     const retried = await client.dlq.retry(listed.dlqId);
     expect(retried.responses[0]!.messageId).toMatch(/^msg_/);
     await waitUntil(() => failing.requests.length >= 2, { what: "the retried delivery" });
 
     for (const n of [1, 2, 3]) await client.publish({ url: failing.url(`/x${n}`), body: "x", retries: 0 });
-    failing.setDefault({ status: 500 });
     const more: string[] = [];
     for (const n of [4, 5, 6])
       more.push((await client.publish({ url: failing.url(`/y${n}`), body: "y", retries: 0 })).messageId);
