@@ -197,7 +197,7 @@ async function main(): Promise<void> {
     },
     {
       key: "durable.ferry",
-      after: ["durable.delivered"],
+      after: ["durable.delivered", "durable.bound", "durableBare.delivered", "durableBare.bound"],
       scenario: "Ceiling",
       metric: "Ferry (P1 figure) vs the durable forwarder",
     },

@@ -7,10 +7,10 @@
  * - each delivery is signed with Ferry's `signDelivery` (HS256 JWT with the body's SHA-256);
  * - its outcome deletes the row and writes the DELIVERED entry and the `delivered` usage, in a group commit.
  * No validation, no accounts, no flow control, no dispatcher, no metrics, no retries beyond the forwarder's: what any
- * durable, signing, logging forwarder on Ferry's rows must do at the least. P1 divided by this figure is how much of
- * what such a design allows Ferry reaches; this figure divided by the bare forwarder's is the most any design that
- * writes these rows could reach against the P1 floor (docs/threading.md). Port from BENCH_PORT, database file from
- * BENCH_DB, Ferry's code from BENCH_FERRY_ROOT (the checkout under test).
+ * durable, signing, logging forwarder on Ferry's rows must do at the least. With BENCH_ROWS=message it writes the
+ * message row and its deletion only, no log entries and no usage: the least any durable at-least-once forwarder
+ * writes. The scenario (bench/scenarios/durable-forwarder.ts) says how its figures bound P1 (docs/threading.md).
+ * Port from BENCH_PORT, database file from BENCH_DB, Ferry's code from BENCH_FERRY_ROOT (the checkout under test).
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,6 +30,7 @@ const LEASE_MS = 60_000;
 const OWNER = "durable-forwarder";
 const ACCOUNT = "acc_bench";
 const SIGNING_KEY = "sig_benchbenchbenchbenchbenchbenchbe";
+const LOGGED = process.env.BENCH_ROWS !== "message";
 
 const store = openSqlite(process.env.BENCH_DB ?? "./durable-forwarder.sqlite", "FULL");
 const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
@@ -57,6 +58,7 @@ async function deliver(job: (typeof queue)[number]): Promise<void> {
     const now = Date.now();
     await store.write(() => {
       deleteOwned.run(m.id, OWNER);
+      if (!LOGGED) return;
       store.insertLog(logEntry(m, "DELIVERED", now, { responseStatus: status }));
       store.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
     });
@@ -106,6 +108,7 @@ app.post("/v2/publish/*", async (req) => {
   };
   await store.write(() => {
     store.insertMessage(message, OWNER, now + LEASE_MS);
+    if (!LOGGED) return;
     store.insertLog(createdLogEntry(message, now));
     store.insertLog(logEntry(message, "ACTIVE", now));
     store.addUsage(ACCOUNT, now, "requests", 1, message.body?.length ?? 0);

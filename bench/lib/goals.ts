@@ -17,6 +17,9 @@ export const goals: Record<string, Goal> = {
   "p2.acks": { kind: "ratio", of: ["forwarder.acks"], label: "× forwarder's acks", atLeast: 0.5 },
   // The durable forwarder (bench/apps/durable-forwarder.ts) bounds what any design writing Ferry's rows reaches.
   "durable.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
+  "durable.bound": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
+  "durableBare.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
+  "durableBare.bound": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
   "durable.ferry": { kind: "ratio", of: ["durable.delivered"], label: "× durable forwarder" },
   "p1.inline": { kind: "ratio", of: ["p1.delivered"], label: "× P1 (egress thread on)" },
   "p3.p50": { kind: "absolute", atMost: 5 },

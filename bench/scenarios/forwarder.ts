@@ -75,6 +75,14 @@ export const forwarderScenario: Scenario = {
       unit: "msg/s",
       detail: `${r.detail}; ${delivered.spread}`,
     });
+    ctx.record({
+      key: "forwarder.cores",
+      scenario: "Ceiling",
+      metric: "bare forwarder, cores kept busy (server, generator, receiver)",
+      value: (r.serverCpu + r.benchCpu + r.receiverCpu) / r.seconds,
+      unit: "cores",
+      detail: "of 2: how busy a run that only forwards keeps this machine (read by the durable forwarder's bound)",
+    });
 
     // The same forwarder under P2's generator (autocannon POSTs, acknowledgements/s): what an ingest path that
     // stores nothing reaches, for reading P2's ratio to raw Fastify.
