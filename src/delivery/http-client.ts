@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type Dispatcher } from "undici";
 import { addHeader, emptyHeaderMap, type HeaderMap } from "../domain/headers.js";
 import type { AttemptResponse } from "../domain/message.js";
@@ -47,28 +48,7 @@ export function createHttpClient(options: { egress: EgressPolicy }): HttpClient 
  */
 function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> {
   return new Promise((resolve) => {
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    /** Set when the attempt timed out before undici started it (still queued or connecting): abort it on start. */
-    let abortOnStart: Error | undefined;
-    const settle = (response: AttemptResponse) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(response);
-    };
-    const fail = (error: unknown) => settle({ headers: {}, body: Buffer.alloc(0), error: describeError(error) });
-    const timer = setTimeout(() => {
-      const reason = new Error(`timeout after ${p.timeoutMs} ms`);
-      if (controller) controller.abort(reason);
-      else abortOnStart = reason;
-      fail(reason);
-    }, p.timeoutMs);
-
-    let status = 0;
-    const responseHeaders: HeaderMap = emptyHeaderMap();
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const attempt = new Attempt(p, resolve);
     try {
       const url = new URL(p.url);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`unsupported protocol ${url.protocol}`);
@@ -86,36 +66,90 @@ function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> {
           headersTimeout: p.timeoutMs,
           bodyTimeout: p.timeoutMs,
         },
-        {
-          onRequestStart: (c) => {
-            controller = c;
-            if (abortOnStart) c.abort(abortOnStart);
-          },
-          onResponseStart: (_c, statusCode, headersIn) => {
-            status = statusCode;
-            for (const [name, value] of Object.entries(headersIn)) {
-              if (value === undefined) continue;
-              for (const v of Array.isArray(value) ? value : [value]) addHeader(responseHeaders, name, v);
-            }
-          },
-          // Read up to maxBodyBytes, then stop: aborting destroys the body and its connection, so a 100 MB or an
-          // endless response costs neither memory nor the rest of the timeout (docs/reliability.md, "Destination
-          // faults").
-          onResponseData: (c, chunk) => {
-            chunks.push(chunk.subarray(0, p.maxBodyBytes - size));
-            size += Math.min(chunk.length, p.maxBodyBytes - size);
-            if (size < p.maxBodyBytes) return;
-            settle({ status, headers: responseHeaders, body: Buffer.concat(chunks) });
-            c.abort(new Error("response body read up to the limit"));
-          },
-          onResponseEnd: () => settle({ status, headers: responseHeaders, body: Buffer.concat(chunks) }),
-          onResponseError: (_c, error) => fail(error),
-        },
+        attempt,
       );
     } catch (error) {
-      fail(error);
+      attempt.fail(error);
     }
   });
+}
+
+/** undici's handler for one attempt: collects the answer, bounds it in time and size, and settles once. */
+class Attempt implements Dispatcher.DispatchHandler {
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  /** Set when the attempt timed out before undici started it (still queued or connecting): abort it on start. */
+  private abortOnStart: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private status = 0;
+  private readonly headers: HeaderMap = emptyHeaderMap();
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly p: SendParams,
+    private readonly resolve: (response: AttemptResponse) => void,
+  ) {
+    this.timer = setTimeout(() => this.timeOut(), p.timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortOnStart) controller.abort(this.abortOnStart);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === undefined) continue;
+      if (typeof value === "string") addHeader(this.headers, name, value);
+      else for (const v of value) addHeader(this.headers, name, v);
+    }
+  }
+
+  /**
+   * Reads up to maxBodyBytes, then stops: aborting destroys the body and its connection, so a 100 MB or an endless
+   * response costs neither memory nor the rest of the timeout (docs/reliability.md, "Destination faults").
+   */
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const room = this.p.maxBodyBytes - this.size;
+    this.chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    this.size += Math.min(chunk.length, room);
+    if (this.size < this.p.maxBodyBytes) return;
+    this.answer();
+    controller.abort(new Error("response body read up to the limit"));
+  }
+
+  onResponseEnd(): void {
+    this.answer();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  fail(error: unknown): void {
+    this.settle({ headers: {}, body: Buffer.alloc(0), error: describeError(error) });
+  }
+
+  private answer(): void {
+    this.settle({ status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) });
+  }
+
+  private timeOut(): void {
+    const reason = new Error(`timeout after ${this.p.timeoutMs} ms`);
+    if (this.controller) this.controller.abort(reason);
+    else this.abortOnStart = reason;
+    this.fail(reason);
+  }
+
+  private settle(response: AttemptResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(response);
+  }
 }
 
 function describeError(error: unknown): string {

@@ -1,3 +1,5 @@
+import { boundedMemo } from "./bounded-memo.js";
+
 /** The two vocabularies Ferry speaks (FERRY_DIALECT, docs/configuration.md). */
 export type DialectName = "neutral" | "upstash";
 
@@ -40,8 +42,9 @@ function make(
     prefix,
     prefixLower,
     ...fields,
-    header: (n) => prefix + n,
-    key: (n) => prefixLower + n.toLowerCase(),
+    // Remembered: the delivery headers and the publish configuration ask for the same names for every message.
+    header: boundedMemo((n) => prefix + n),
+    key: boundedMemo((n) => prefixLower + n.toLowerCase()),
   };
 }
 

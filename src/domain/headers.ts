@@ -1,13 +1,17 @@
 import { invalidField } from "../errors.js";
+import { boundedMemo } from "./bounded-memo.js";
 
-/** Header maps in records use Go's canonical MIME form: `content-type` → `Content-Type`. */
-export function canonicalHeaderName(name: string): string {
-  return name
+/**
+ * Header maps in records use Go's canonical MIME form: `content-type` → `Content-Type`. Remembered: every publish
+ * and every response canonicalizes the same few names.
+ */
+export const canonicalHeaderName = boundedMemo((name: string): string =>
+  name
     .toLowerCase()
     .split("-")
     .map((part) => (part.length === 0 ? part : part[0]!.toUpperCase() + part.slice(1)))
-    .join("-");
-}
+    .join("-"),
+);
 
 export type HeaderMap = Record<string, string[]>;
 

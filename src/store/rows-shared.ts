@@ -1,4 +1,5 @@
 import type { LogDetails, LogEntry } from "../domain/log.js";
+import { boundedMemo } from "../domain/bounded-memo.js";
 import type { Message, MessageKind, MessageSpec, MessageState } from "../domain/message.js";
 import type { FlowKeyState } from "../domain/flow-window.js";
 import type { PlanName } from "../domain/plans.js";
@@ -358,23 +359,16 @@ export const queueFromRow = (r: QueueRow): Queue => ({
   lag: r.lag,
 });
 
-/** Parsed URLs by their text: a message and its log entries share one URL, and most accounts few destinations. */
-const urlParts = new Map<string, { host: string | null; path: string | null }>();
-const URL_PARTS_KEPT = 1000;
+const urlParts = boundedMemo(parseUrlParts);
 
 /**
  * Host or path of a URL, which the URL filters of the logs and the DLQ match (`url_host()`/`url_path()` in SQLite,
  * columns stored at insert in PostgreSQL); null for a string that is not a URL. PostgreSQL stores both for the message
- * row and each of its log entries, eight parses per message without the memo (1% of a pg1 node's CPU).
+ * row and each of its log entries, eight parses per message without the memo (1% of a pg1 node's CPU): a message and
+ * its log entries share one URL, and most accounts have few destinations.
  */
 export function urlPart(url: string, part: "host" | "path"): string | null {
-  let parts = urlParts.get(url);
-  if (!parts) {
-    parts = parseUrlParts(url);
-    if (urlParts.size >= URL_PARTS_KEPT) urlParts.clear();
-    urlParts.set(url, parts);
-  }
-  return parts[part];
+  return urlParts(url)[part];
 }
 
 function parseUrlParts(url: string): { host: string | null; path: string | null } {
