@@ -7,8 +7,8 @@
  * Env: BENCH_PORT, REDIS_PORT, BENCH_BULLMQ and BENCH_IOREDIS (module paths), BENCH_WORKER_CONCURRENCY (default 100).
  */
 import { createRequire } from "node:module";
-import Fastify from "fastify";
 import { Agent, request } from "undici";
+import { servePublishEndpoint } from "./publish-endpoint.js";
 
 interface Job {
   url: string;
@@ -67,26 +67,18 @@ const worker = new Worker(
 );
 worker.on("error", (error) => process.stderr.write(`worker error: ${error.message}\n`));
 
-const app = Fastify({ logger: false, bodyLimit: 100 * 1024 * 1024 });
-app.removeAllContentTypeParsers();
-app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-app.get("/health", async () => ({ status: "ok" }));
-app.post("/v2/publish/*", async (req) => {
-  const url = (req.raw.url ?? "").slice("/v2/publish/".length);
-  const job = await queue.add("deliver", {
-    url,
-    body: (req.body as Buffer).toString("latin1"),
-    contentType: req.headers["content-type"] ?? "",
-  });
-  return { messageId: job.id, url };
-});
-await app.listen({ port: Number(process.env.BENCH_PORT), host: "127.0.0.1" });
-process.once("SIGTERM", () => {
-  void (async () => {
-    await app.close();
+await servePublishEndpoint(
+  async ({ url, body, contentType }) => {
+    const job = await queue.add("deliver", {
+      url,
+      body: body.toString("latin1"),
+      contentType: contentType ?? "",
+    });
+    return { messageId: job.id, url };
+  },
+  async () => {
     await worker.close();
     await queue.close();
     connection.disconnect();
-    process.exit(0);
-  })();
-});
+  },
+);

@@ -14,8 +14,9 @@
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import Fastify from "fastify";
 import { Agent, request } from "undici";
+import { deliveryPump } from "./delivery-pump.js";
+import { servePublishEndpoint } from "./publish-endpoint.js";
 
 const root = process.env.BENCH_FERRY_ROOT ?? new URL("../../", import.meta.url).pathname;
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, file)).href) as Promise<T>;
@@ -25,7 +26,6 @@ const { newMessageId } = await load<typeof import("../../src/domain/ids.js")>("s
 const { signDelivery } = await load<typeof import("../../src/domain/signing.js")>("src/domain/signing.ts");
 type Message = import("../../src/domain/message.js").Message;
 
-const MAX_IN_FLIGHT = 512;
 const LEASE_MS = 60_000;
 const OWNER = "durable-forwarder";
 const ACCOUNT = "acc_bench";
@@ -35,10 +35,9 @@ const LOGGED = process.env.BENCH_ROWS !== "message";
 const store = openSqlite(process.env.BENCH_DB ?? "./durable-forwarder.sqlite", "FULL");
 const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
 const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-const queue: { message: Message; attempt: number }[] = [];
-let inFlight = 0;
+const enqueue = deliveryPump<{ message: Message; attempt: number }>(512, deliver);
 
-async function deliver(job: (typeof queue)[number]): Promise<void> {
+async function deliver(job: { message: Message; attempt: number }): Promise<void> {
   const m = job.message;
   let status = 0;
   try {
@@ -63,59 +62,39 @@ async function deliver(job: (typeof queue)[number]): Promise<void> {
       store.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
     });
   } else if (job.attempt < 3) {
-    queue.push({ message: m, attempt: job.attempt + 1 });
+    enqueue({ message: m, attempt: job.attempt + 1 });
   }
 }
 
-function pump(): void {
-  while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-    const job = queue.shift()!;
-    inFlight++;
-    void deliver(job).finally(() => {
-      inFlight--;
-      pump();
+await servePublishEndpoint(
+  async ({ url, body, contentType, ip }) => {
+    const now = Date.now();
+    const message: Message = {
+      id: newMessageId(now),
+      accountId: ACCOUNT,
+      kind: "message",
+      state: "ACTIVE",
+      url,
+      body,
+      spec: { method: "POST", headers: { "Content-Type": [contentType ?? "application/octet-stream"] }, retries: 3 },
+      createdAt: now,
+      notBefore: now,
+      dueAt: now,
+      retried: 0,
+      callerIp: ip,
+      cancelRequested: false,
+      leaseOwner: OWNER,
+      leaseUntil: now + LEASE_MS,
+    };
+    await store.write(() => {
+      store.insertMessage(message, OWNER, now + LEASE_MS);
+      if (!LOGGED) return;
+      store.insertLog(createdLogEntry(message, now));
+      store.insertLog(logEntry(message, "ACTIVE", now));
+      store.addUsage(ACCOUNT, now, "requests", 1, body.length);
     });
-  }
-}
-
-const app = Fastify({ logger: false, bodyLimit: 100 * 1024 * 1024 });
-app.removeAllContentTypeParsers();
-app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-app.get("/health", async () => ({ status: "ok" }));
-app.post("/v2/publish/*", async (req) => {
-  const url = (req.raw.url ?? "").slice("/v2/publish/".length);
-  const now = Date.now();
-  const message: Message = {
-    id: newMessageId(now),
-    accountId: ACCOUNT,
-    kind: "message",
-    state: "ACTIVE",
-    url,
-    body: req.body as Buffer,
-    spec: {
-      method: "POST",
-      headers: { "Content-Type": [req.headers["content-type"] ?? "application/octet-stream"] },
-      retries: 3,
-    },
-    createdAt: now,
-    notBefore: now,
-    dueAt: now,
-    retried: 0,
-    callerIp: req.ip,
-    cancelRequested: false,
-    leaseOwner: OWNER,
-    leaseUntil: now + LEASE_MS,
-  };
-  await store.write(() => {
-    store.insertMessage(message, OWNER, now + LEASE_MS);
-    if (!LOGGED) return;
-    store.insertLog(createdLogEntry(message, now));
-    store.insertLog(logEntry(message, "ACTIVE", now));
-    store.addUsage(ACCOUNT, now, "requests", 1, message.body?.length ?? 0);
-  });
-  queue.push({ message, attempt: 1 });
-  setImmediate(pump);
-  return { messageId: message.id, url };
-});
-await app.listen({ port: Number(process.env.BENCH_PORT), host: "127.0.0.1" });
-process.once("SIGTERM", () => void app.close().then(() => store.close()).then(() => process.exit(0)));
+    enqueue({ message, attempt: 1 });
+    return { messageId: message.id, url };
+  },
+  () => store.close(),
+);

@@ -7,9 +7,9 @@
  * minimum pg-boss allows). BENCH_PGBOSS_WORKERS workers (default 4) × batchSize BENCH_PGBOSS_BATCH (default 500).
  * Env: BENCH_PORT, DATABASE_URL.
  */
-import Fastify from "fastify";
 import PgBoss from "pg-boss";
 import { Agent, request } from "undici";
+import { servePublishEndpoint } from "./publish-endpoint.js";
 
 const NAME = "deliveries";
 const WORKERS = Number(process.env.BENCH_PGBOSS_WORKERS ?? "4");
@@ -53,24 +53,16 @@ for (let w = 0; w < WORKERS; w++) {
   });
 }
 
-const app = Fastify({ logger: false, bodyLimit: 100 * 1024 * 1024 });
-app.removeAllContentTypeParsers();
-app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-app.get("/health", async () => ({ status: "ok" }));
-app.post("/v2/publish/*", async (req) => {
-  const url = (req.raw.url ?? "").slice("/v2/publish/".length);
-  const id = await boss.send(NAME, {
-    url,
-    body: (req.body as Buffer).toString("latin1"),
-    contentType: req.headers["content-type"] ?? "",
-  });
-  return { messageId: id, url };
-});
-await app.listen({ port: Number(process.env.BENCH_PORT), host: "127.0.0.1" });
-process.once("SIGTERM", () => {
-  void (async () => {
-    await app.close();
+await servePublishEndpoint(
+  async ({ url, body, contentType }) => {
+    const id = await boss.send(NAME, {
+      url,
+      body: body.toString("latin1"),
+      contentType: contentType ?? "",
+    });
+    return { messageId: id, url };
+  },
+  async () => {
     await boss.stop({ graceful: true, timeout: 5_000 });
-    process.exit(0);
-  })();
-});
+  },
+);
