@@ -83,7 +83,8 @@ export class Receiver {
 
   /** Resolves when at least `count` requests have arrived in total. */
   async waitForCount(count: number, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
-    await this.waitUntil(() => this.requests.length >= count, timeoutMs, () => `${this.requests.length} of ${count} requests`);
+    const ready = () => this.requests.length >= count;
+    await this.waitUntil(ready, timeoutMs, () => `${this.requests.length} of ${count} requests`);
     return this.requests.slice(0, count);
   }
 
