@@ -21,7 +21,7 @@ export function endToEndLoad(ctx: BenchContext) {
 
 /**
  * Starts one of the ceiling apps (bench/apps/) and measures it under P1's generator, receiver and load: delivered
- * msg/s, median of the rounds. The caller stops the returned child.
+ * msg/s, median of the rounds. The app stops with the scenario, or when the caller stops the returned child.
  */
 export async function ceilingDelivered(
   ctx: BenchContext,
