@@ -112,7 +112,16 @@ const NOTHING_BUFFERED = new OpBuffer();
 /** Transactions larger than this are split, so one batch never holds its locks for long. */
 const MAX_OPS_PER_COMMIT = 1000;
 /** Attempts of one operation that keeps hitting a deadlock or serialization failure. */
-const CONFLICT_ATTEMPTS = 3;
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * The pause before running again after a deadlock or serialization failure: random, and longer each time, so that
+ * two transactions that collided do not start again in step and collide again. Two nodes claiming and finishing the
+ * same keys hit three deadlocks in a row once on a loaded CI machine, with immediate retries.
+ */
+function conflictPause(tries: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** tries)));
+}
 
 /**
  * Group commit over a pool: write operations issued in the same event-loop turn share one transaction on one pooled
@@ -227,6 +236,7 @@ export class PgWriteBatcher {
           // A deadlock in the flush or at COMMIT rolled the whole batch back: every operation may simply run again.
           if (broken !== undefined || !isRetryableConflict(error) || tries >= CONFLICT_ATTEMPTS) throw error;
           await client.query("ROLLBACK");
+          await conflictPause(tries);
         }
       }
     } catch (error) {
@@ -297,6 +307,7 @@ export class PgWriteBatcher {
           if (mode === "single") {
             await client.query("ROLLBACK");
             if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) {
+              await conflictPause(tries);
               await client.query("BEGIN");
               continue;
             }
