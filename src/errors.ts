@@ -37,9 +37,12 @@ export class AppError extends Error {
   }
 }
 
-/** 400 whose message starts with the field name, so every client sees which input was wrong. */
+/**
+ * 400 whose message starts with the field name, so every client sees which input was wrong. A name that came in
+ * empty (a JSON field `""`) is shown as `""`, never as nothing.
+ */
 export function invalidField(field: string, problem: string): AppError {
-  return new AppError("invalid_input", `invalid ${field}: ${problem}`);
+  return new AppError("invalid_input", `invalid ${field === "" ? '""' : field}: ${problem}`);
 }
 
 export function notFound(what: string): AppError {

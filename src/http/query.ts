@@ -84,7 +84,8 @@ export function messageFilterFromQuery(query: Query): MessageFilter {
 /** A JSON body field used as a query value: a string, number or boolean (an object has no text to filter by). */
 export function bodyScalar(value: unknown, key: string): string {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
-  throw invalidField(key, "must be a string, a number or an array of them");
+  // An empty field name (`{"": …}`) is named too, so the message always says which field is at fault.
+  throw invalidField(key === "" ? 'body field ""' : key, "must be a string, a number or an array of them");
 }
 
 /** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */

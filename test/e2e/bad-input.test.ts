@@ -94,6 +94,20 @@ describe("bad input on publish", () => {
     expect(bad.json.error).toContain("body");
   });
 
+  it("a JSON filter field with an empty name is named in the 400 (found by the fuzzer)", async () => {
+    for (const [method, path] of [
+      ["POST", "/v2/dlq/retry"],
+      ["DELETE", "/v2/messages"],
+    ] as const) {
+      const res = await server.call(method, path, {
+        headers: { "content-type": "application/json" },
+        body: '{"": {}}',
+      });
+      expect(res.status, path).toBe(400);
+      expect(res.json.error, path).toBe('invalid body field "": must be a string, a number or an array of them');
+    }
+  });
+
   it("accepts no body and no content type", async () => {
     const res = await server.call("POST", `/v2/publish/${target}`, { headers: { "svc-delay": "1d" } });
     expect(res.status).toBe(200);
