@@ -33,12 +33,19 @@ export function orderParam(query: Query, fallback: Order): Order {
   throw invalidField("order", `"${raw}" must be latestFirst or earliestFirst`);
 }
 
+/**
+ * A key from the request as the field a 400 names. A key that is empty or has blanks or a colon in it (`?=x`,
+ * `{" ": 1}`) is quoted after what it is, so the message still says which one is at fault and where its name ends.
+ */
+export function keyName(key: string, kind: string): string {
+  return /^[^\s:"]+$/.test(key) ? key : `${kind} ${JSON.stringify(key)}`;
+}
+
 /** Unknown query keys are refused with a 4xx naming the key, so a misspelt filter never widens a bulk operation. */
 export function rejectUnknownKeys(query: Query, allowed: ReadonlySet<string>, tokenKey: string): void {
   for (const key of Object.keys(query)) {
     if (!allowed.has(key) && key !== tokenKey) {
-      // An empty key (`?=x`) is named too, so the message always says which parameter is at fault.
-      throw invalidField(key === "" ? 'query parameter ""' : key, "unknown query parameter");
+      throw invalidField(keyName(key, "query parameter"), "unknown query parameter");
     }
   }
 }
@@ -84,8 +91,7 @@ export function messageFilterFromQuery(query: Query): MessageFilter {
 /** A JSON body field used as a query value: a string, number or boolean (an object has no text to filter by). */
 export function bodyScalar(value: unknown, key: string): string {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
-  // An empty field name (`{"": …}`) is named too, so the message always says which field is at fault.
-  throw invalidField(key === "" ? 'body field ""' : key, "must be a string, a number or an array of them");
+  throw invalidField(keyName(key, "body field"), "must be a string, a number or an array of them");
 }
 
 /** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */

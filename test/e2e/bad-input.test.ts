@@ -94,7 +94,7 @@ describe("bad input on publish", () => {
     expect(bad.json.error).toContain("body");
   });
 
-  it("a JSON filter field with an empty name is named in the 400 (found by the fuzzer)", async () => {
+  it("a JSON filter field with an empty or blank name is named in the 400 (found by the fuzzer)", async () => {
     for (const [method, path] of [
       ["POST", "/v2/dlq/retry"],
       ["DELETE", "/v2/messages"],
@@ -106,6 +106,12 @@ describe("bad input on publish", () => {
       expect(res.status, path).toBe(400);
       expect(res.json.error, path).toBe('invalid body field "": must be a string, a number or an array of them');
     }
+    const blank = await server.call("POST", "/v2/dlq/retry", {
+      headers: { "content-type": "application/json" },
+      body: '{" ": ""}',
+    });
+    expect(blank.status).toBe(400);
+    expect(blank.json.error).toBe('invalid query parameter " ": unknown query parameter');
   });
 
   it("accepts no body and no content type", async () => {
