@@ -34,8 +34,9 @@ export function orderParam(query: Query, fallback: Order): Order {
 }
 
 /**
- * A key from the request as the field a 400 names. A key that is empty or has blanks or a colon in it (`?=x`,
- * `{" ": 1}`) is quoted after what it is, so the message still says which one is at fault and where its name ends.
+ * A key from the request as the field a 400 names. A key that is empty or has blanks, a colon or a quote in it
+ * (`?=x`, `{" ": 1}`) is quoted after what it is, so the message still says which one is at fault and where its
+ * name ends.
  */
 export function keyName(key: string, kind: string): string {
   return /^[^\s:"]+$/.test(key) ? key : `${kind} ${JSON.stringify(key)}`;
