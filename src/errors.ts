@@ -38,11 +38,11 @@ export class AppError extends Error {
 }
 
 /**
- * 400 whose message starts with the field name, so every client sees which input was wrong. A name that came in
- * empty (a JSON field `""`) is shown as `""`, never as nothing.
+ * 400 whose message starts with the field name, so every client sees which input was wrong. A name taken from the
+ * request goes through `keyName` (src/http/query.ts) first, so an empty or blank one is still named.
  */
 export function invalidField(field: string, problem: string): AppError {
-  return new AppError("invalid_input", `invalid ${field === "" ? '""' : field}: ${problem}`);
+  return new AppError("invalid_input", `invalid ${field}: ${problem}`);
 }
 
 export function notFound(what: string): AppError {
