@@ -1,8 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { ConfigSource } from "../../domain/publish-config.js";
 import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
-import { deleteDlq, deleteDlqMany, getDlq, listDlq, retryDlq, retryDlqMany } from "../../services/dlq.js";
+import {
+  deleteDlq,
+  deleteDlqMany,
+  getDlq,
+  listDlq,
+  type RetryOverrides,
+  retryDlq,
+  retryDlqMany,
+} from "../../services/dlq.js";
 import type { DlqFilter } from "../../store/store-dlq.js";
 import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
@@ -57,7 +64,7 @@ function readQuery(
   const query = Object.create(null) as Query;
   for (const [key, value] of Object.entries(request.query as Query)) {
     // Retry requests may carry configuration as `svc-*` query keys; they are read separately.
-    if (!key.toLowerCase().startsWith(services.dialect.prefixLower)) query[key] = value;
+    if (!key.toLowerCase().startsWith(request.dialect.prefixLower)) query[key] = value;
   }
   const body = withBody ? jsonObjectBody(request) : undefined;
   for (const [key, value] of Object.entries(body ?? {})) {
@@ -70,7 +77,7 @@ function readQuery(
   for (const key of REFUSED_KEYS) {
     if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
   }
-  rejectUnknownKeys(query, allowed, services.dialect.tokenQuery);
+  rejectUnknownKeys(query, allowed, request.dialect.tokenQuery);
   return query;
 }
 
@@ -87,8 +94,9 @@ function pageCount(query: Query): number {
 }
 
 /** Configuration of a retry: the request's `Svc-*` headers and `svc-*` query keys override the original's. */
-function overrides(request: FastifyRequest, services: Services): ConfigSource {
-  return { headers: request.headers, query: configQuery(request.query as Record<string, unknown>, services.dialect) };
+function overrides(request: FastifyRequest): RetryOverrides {
+  const query = configQuery(request.query as Record<string, unknown>, request.dialect);
+  return { source: { headers: request.headers, query }, dialect: request.dialect };
 }
 
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
@@ -138,7 +146,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post<{ Params: { dlqId: string } }>("/v2/dlq/retry/:dlqId", async (request, reply) => {
-    const result = await retryDlq(services, request.account, request.params.dlqId, overrides(request, services));
+    const result = await retryDlq(services, request.account, request.params.dlqId, overrides(request));
     reply.status(201);
     return result.deduplicated ? { messageId: result.messageId, deduplicated: true } : { messageId: result.messageId };
   });
@@ -152,7 +160,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     };
     const cursor = cursorParam(query);
     if (cursor !== undefined) p.cursor = cursor;
-    const result = await retryDlqMany(services, request.account, p, overrides(request, services));
+    const result = await retryDlqMany(services, request.account, p, overrides(request));
     reply.status(201);
     return {
       responses: result.responses.map((r) => (r.deduplicated ? { ...r } : { messageId: r.messageId })),
