@@ -57,7 +57,8 @@ describe("the official SDK against the default server (no FERRY_DIALECT)", () =>
     await expectOfficial(got, url);
   });
 
-  it("reads its delay (the issue's symptom: it was ignored and the message sent at once), raw or through the SDK", async () => {
+  // The issue's symptom: the delay was ignored and the message sent at once.
+  it("reads its delay, raw or through the SDK", async () => {
     const url = receiver.url("/official/delayed");
     const viaSdk = await client.publish({ url, body: "d", delay: 3600 });
     const raw = await server.call("POST", `/v2/publish/${url}`, { headers: { "Upstash-Delay": "1h" }, body: "d" });
@@ -232,7 +233,7 @@ describe("a request that mixes the two dialects", () => {
 });
 
 describe("FERRY_DIALECT names only what no request decided", () => {
-  it("upstash: a publish naming neither is delivered in the official names, a neutral one in the neutral names", async () => {
+  it("upstash: a publish naming neither is in the official names, a neutral one in the neutral names", async () => {
     const upstash = await startTestServer({ env: { FERRY_DIALECT: "upstash" } });
     try {
       const plain = receiver.url("/default/plain");
