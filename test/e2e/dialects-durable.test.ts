@@ -5,7 +5,18 @@ import type { ReceivedRequest } from "../helpers/receiver.js";
 import { TEST_CURRENT_KEY, TEST_NEXT_KEY } from "../helpers/server.js";
 import { verifySignature } from "../helpers/signature.js";
 import { waitUntil } from "../helpers/wait.js";
-import { BASE, boot, create, HOUR, MIN, receiver, runScheduler, SEC, setNow, sharedDataDir } from "./schedules-fixture.js";
+import {
+  BASE,
+  boot,
+  create,
+  HOUR,
+  MIN,
+  receiver,
+  runScheduler,
+  SEC,
+  setNow,
+  sharedDataDir,
+} from "./schedules-fixture.js";
 
 /**
  * The dialect a message or a schedule was published in is stored with it (docs/messaging.md "Dialects"): a delayed
