@@ -122,6 +122,25 @@ describe("the official SDK against the default server (no FERRY_DIALECT)", () =>
     }
   });
 
+  it("reads the destination's non-retryable answer in the message's own names", async () => {
+    const stop = { status: 489, headers: { "upstash-nonretryable-error": "true" } };
+    receiver.setDefault((u) => (u.startsWith("/stop/") ? stop : { status: 200, body: "ok" }));
+    const official = await client.publish({ url: receiver.url("/stop/official"), body: "s", retries: 3 });
+    const neutral = await server.call("POST", `/v2/publish/${receiver.url("/stop/neutral")}`, {
+      headers: { "Svc-Retries": "3", "Svc-Retry-Delay": "3600000" },
+      body: "s",
+    });
+    const state = (id: string, s: string) => async () => {
+      const logs = await server.call("GET", `/v2/logs?messageId=${id}&state=${s}`);
+      return logs.json.logs.length > 0 ? true : undefined;
+    };
+    // The official message stops at once; for the neutral one that header is not its own: it is retried.
+    await waitUntil(state(official.messageId, "FAILED"));
+    await waitUntil(state(neutral.json.messageId as string, "RETRY"));
+    expect((await server.call("DELETE", `/v2/messages/${neutral.json.messageId}`)).status).toBe(200);
+    receiver.setDefault({ status: 200, body: "ok" });
+  });
+
   it("a DLQ retry keeps the original's dialect, whatever names the retry request uses", async () => {
     receiver.setDefault((u) => (u.startsWith("/official/dead") ? { status: 500 } : { status: 200, body: "ok" }));
     const url = receiver.url("/official/dead");
