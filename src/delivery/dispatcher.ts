@@ -56,7 +56,7 @@ export class Dispatcher {
   private claimAgain = false;
   /** A claim stopped at capacity: the next completion must look for more work. */
   private starved = false;
-  /** The response header that stops retries, per dialect (docs/messaging.md "Retries"). */
+  /** The response header that stops retries, per dialect (docs/messaging.md "Retries" and "Dialects"). */
   private readonly nonRetryableHeader = new Map<DialectName, string>();
 
   /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */

@@ -23,9 +23,9 @@ function validated(full: JsonSchema): JsonSchema {
 /**
  * OpenAPI 3.1 from the routes (docs/openapi.md): every route gets its declaration (openapi/*-docs.ts, in the
  * default dialect's names; the management routes under both dialects' segments) when it is registered; Fastify
- * validates path parameters and query strings with it, and
- * @fastify/swagger publishes all of it at `GET /openapi.json`, with Swagger UI at `/docs` from the package's own
- * assets. Call before any route is registered. A route without a declaration still appears, marked undocumented.
+ * validates path parameters and query strings with it, and @fastify/swagger publishes all of it at
+ * `GET /openapi.json`, with Swagger UI at `/docs` from the package's own assets. Call before any route is
+ * registered. A route without a declaration still appears, marked undocumented.
  */
 export function registerOpenApi(app: FastifyInstance, services: Services): void {
   const d = services.dialects.default;
@@ -64,8 +64,9 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
         description:
           "Durable HTTP message delivery with the hosted service's wire format. Messaging API: Bearer token. " +
           `Management API (/v2/${d.managementSegment}/… or /v2/${other.managementSegment}/…, /v2/search): ` +
-          `HTTP Basic e-mail:api_key. Names: ${d.prefix}… headers as documented here (default dialect: ${d.name}); the ` +
-          `${other.prefix}… names, ${other.tokenQuery} and /v2/${other.managementSegment} are understood too.`,
+          `HTTP Basic e-mail:api_key. Names: ${d.prefix}… headers as documented here (default dialect: ` +
+          `${d.name}); the ${other.prefix}… names, ${other.tokenQuery} and /v2/${other.managementSegment} are ` +
+          "understood too, a request's own names pick its dialect.",
       },
       components: {
         securitySchemes: {

@@ -57,7 +57,6 @@ function dlqFilter(query: Query): DlqFilter {
 function readQuery(
   request: FastifyRequest,
   allowed: ReadonlySet<string>,
-  services: Services,
   withBody: boolean,
 ): Query {
   // Null prototype: a body field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
@@ -101,7 +100,7 @@ function overrides(request: FastifyRequest): RetryOverrides {
 
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/dlq", readable, async (request) => {
-    const query = readQuery(request, PAGE_KEYS, services, false);
+    const query = readQuery(request, PAGE_KEYS, false);
     const p: Parameters<typeof listDlq>[2] = {
       filter: dlqFilter(query),
       count: pageCount(query),
@@ -133,7 +132,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
 
   // Bulk delete: dlqIds (query or JSON body), or filters with count and cursor; nothing at all deletes everything.
   app.delete("/v2/dlq", async (request) => {
-    const query = readQuery(request, BULK_KEYS, services, true);
+    const query = readQuery(request, BULK_KEYS, true);
     const filter = dlqFilter(query);
     if (filter.dlqIds) return deleteDlqMany(services, request.account, { filter: { dlqIds: filter.dlqIds } });
     const count = intParam(query, "count", 1, Number.MAX_SAFE_INTEGER);
@@ -152,7 +151,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post("/v2/dlq/retry", async (request, reply) => {
-    const query = readQuery(request, BULK_KEYS, services, true);
+    const query = readQuery(request, BULK_KEYS, true);
     const filter = dlqFilter(query);
     const p: Parameters<typeof retryDlqMany>[2] = {
       filter: filter.dlqIds ? { dlqIds: filter.dlqIds } : filter,
