@@ -13,6 +13,7 @@ import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
+import { timerDelay } from "../domain/timers.js";
 
 export interface DispatcherDeps {
   store: Store;
@@ -82,7 +83,7 @@ export class Dispatcher {
     if (!this.stopped) return;
     this.stopped = false;
     const { leaseMs } = this.deps.config;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
+    this.renewTimer = setInterval(() => void this.renewLeases(), timerDelay(Math.max(250, Math.floor(leaseMs / 3))));
     this.nudge();
   }
 
@@ -97,7 +98,7 @@ export class Dispatcher {
       await Promise.race([
         Promise.allSettled([...this.inFlight.values()]),
         new Promise((resolve) => {
-          timeout = setTimeout(resolve, graceMs);
+          timeout = setTimeout(resolve, timerDelay(graceMs));
         }),
       ]);
       clearTimeout(timeout);
@@ -201,11 +202,12 @@ export class Dispatcher {
     if (this.stopped) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    const delay = Math.max(0, at - this.deps.clock.now());
+    // A message due in a year gets a timer of at most ~24.8 days; when it fires early, the claim finds nothing
+    // due and arms again for what remains (src/domain/timers.ts).
     this.timer = setTimeout(() => {
       this.timerAt = Number.POSITIVE_INFINITY;
       void this.runOnce();
-    }, delay);
+    }, timerDelay(at - this.deps.clock.now()));
   }
 
   /**

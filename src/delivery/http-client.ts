@@ -5,6 +5,7 @@ import type { AttemptResponse } from "../domain/message.js";
 import type { EgressPolicy } from "../domain/egress-policy.js";
 import { signDelivery } from "../domain/signing.js";
 import { egressConnector } from "./egress.js";
+import { timerDelay } from "../domain/timers.js";
 
 /**
  * Outgoing HTTP for deliveries and callbacks: undici's `dispatch` over one keep-alive Agent (3–5x cheaper than fetch
@@ -90,7 +91,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly p: SendParams,
     private readonly resolve: (response: AttemptResponse) => void,
   ) {
-    this.timer = setTimeout(() => this.timeOut(), p.timeoutMs);
+    this.timer = setTimeout(() => this.timeOut(), timerDelay(p.timeoutMs));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { migrationFiles, pendingMigrations } from "../migration-files.js";
 import { classifyError, isUnavailableError } from "./connection.js";
+import { timerDelay } from "../../domain/timers.js";
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -56,7 +57,7 @@ export async function migrateWhenReachable(pool: pg.Pool, log: Logger | undefine
     } catch (error) {
       if (!isUnavailableError(error) || Date.now() + delay > deadline) throw classifyError(error);
       log?.warn({ err: error }, "database not reachable yet; retrying");
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await new Promise((resolve) => setTimeout(resolve, timerDelay(delay)));
     }
   }
 }
