@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
@@ -16,19 +16,45 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 type IngressConfig = Pick<Config, "headersTimeoutMs" | "requestTimeoutMs" | "maxConnections">;
 
-/** Fastify options of the limits that must be set when the server is created. */
-export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<Server> {
-  return {
-    http: {
+/**
+ * The Node server with every limit that belongs to the socket, not to a route: header size and timeouts, the
+ * connection cap, and answers to what the parser refuses. src/http/boot-listener.ts creates it before the app exists
+ * (the app is then built on it), so the limits hold from the first connection on.
+ */
+export function createIngressServer(
+  config: IngressConfig,
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Server {
+  const server = createServer(
+    {
       maxHeaderSize: MAX_HEADER_BYTES,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       // Node answers a request without Host with a bare 400 and no body; Ferry never reads Host, so it answers it.
       requireHostHeader: false,
     },
-    requestTimeout: config.requestTimeoutMs,
-    // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
-    keepAliveTimeout: 72_000,
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config),
+    handler,
+  );
+  server.requestTimeout = config.requestTimeoutMs;
+  // Must stay below requestTimeout (Node checks both on the same interval).
+  server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
+  // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
+  server.keepAliveTimeout = 72_000;
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config));
+  limitConnections(server, config.maxConnections);
+  return server;
+}
+
+/**
+ * Fastify options of an app built on a server from createIngressServer: that server's own limits and client-error
+ * answers apply, so Fastify's are switched off here.
+ */
+export function ingressServerOptions(
+  serverFactory: (handler: (request: IncomingMessage, response: ServerResponse) => void) => Server,
+): FastifyHttpOptions<Server> {
+  return {
+    serverFactory,
+    // Fastify adds this listener beside the server's own (createIngressServer), which answers.
+    clientErrorHandler: () => {},
     // A path the router cannot decode (`%C0%AF`, a lone `%`) is bad input, named like any other.
     frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split("?")[0]!.slice(0, 200);
@@ -36,14 +62,6 @@ export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<
       void reply.status(400).send({ error: `invalid path: "${path}" ${problem}` });
     },
   };
-}
-
-/** Limits set on the Node server once it exists: the headers timeout and the connection cap. */
-export function applyIngressLimits(app: FastifyInstance, config: IngressConfig): void {
-  const server = app.server as Server<typeof IncomingMessage, typeof ServerResponse>;
-  // Must stay below requestTimeout (Node checks both on the same interval).
-  server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
-  limitConnections(server, config.maxConnections);
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Socket, config: IngressConfig): void {
