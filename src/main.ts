@@ -69,7 +69,9 @@ async function serve(config: Config, banner?: (port: number) => string): Promise
 }
 
 const fail = (what: string) => (error: unknown) => {
-  process.stderr.write(`${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A StartupError (src/errors.ts) is a message for the operator: no stack.
+  const expected = error instanceof Error && error.name === "StartupError";
+  process.stderr.write(`${what}: ${error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
   process.exit(1);
 };
 

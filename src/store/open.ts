@@ -8,7 +8,8 @@ import { openStoreThread } from "./thread/proxy.js";
 
 /** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
 export async function openStore(
-  config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs">,
+  config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs"> &
+    Partial<Pick<Config, "databaseWaitMs">>,
   options: { log?: Logger } = {},
 ): Promise<Store> {
   const url = config.databaseUrl;
@@ -21,6 +22,7 @@ export async function openStore(
       poolSize: config.pgPoolSize,
       // A message due before the other nodes' next poll is worth a NOTIFY; later ones their poll finds.
       notifyHorizonMs: config.pollIntervalMs,
+      ...(config.databaseWaitMs !== undefined ? { startWaitMs: config.databaseWaitMs } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
   }

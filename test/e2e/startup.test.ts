@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, freshDatabase } from "../helpers/postgres.js";
-import { type FerryProcess, spawnFerry } from "../helpers/process.js";
+import { type FerryProcess, runFerry, spawnFerry } from "../helpers/process.js";
 import { TEST_TOKEN, testStore } from "../helpers/server.js";
 
 /**
@@ -104,4 +104,50 @@ describe(`start-up on ${testStore}`, () => {
     expect(tally.starting).toBeGreaterThan(0);
     expect(tally.real).toBe(800);
   }, 120_000);
+});
+
+describe("an unreachable PostgreSQL at start", () => {
+  it("is retried with one short line per attempt, /health never says 200, and the process exits 1 naming the database", async () => {
+    const [port, dbPort] = [await freePort(), await freePort()];
+    // Nothing listens on dbPort: every connection is refused.
+    const running = runFerry(["serve"], {
+      DATABASE_URL: `postgres://ferry:s3cret-password@127.0.0.1:${dbPort}/ferrydb`,
+      FERRY_DATABASE_WAIT_MS: "1500",
+      FERRY_TOKEN: TEST_TOKEN,
+      FERRY_PORT: String(port),
+      FERRY_HOST: "127.0.0.1",
+      FERRY_LOG_LEVEL: "info",
+    }, 60_000);
+    let exited = false;
+    void running.then(() => {
+      exited = true;
+    });
+    // While it waits, /health answers 503 "starting" (before it listens, the connection is refused).
+    const health: number[] = [];
+    for (let i = 0; i < 2000 && !exited; i++) {
+      try {
+        const res = await request(`http://127.0.0.1:${port}/health`, { reset: true });
+        await res.body.text();
+        health.push(res.statusCode);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    const { code, stdout, stderr } = await running;
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `ferry failed to start: database postgres://ferry@127.0.0.1:${dbPort}/ferrydb not reachable within 1500 ms ` +
+        `(FERRY_DATABASE_WAIT_MS), ${stderr.match(/, (\d+) attempts/)?.[1]} attempts: connect ECONNREFUSED 127.0.0.1:${dbPort}\n`,
+    );
+    expect(`${stdout}${stderr}`).not.toContain("s3cret-password");
+    const attempts = stdout.split("\n").filter((line) => line.includes("not reachable"));
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    for (const line of attempts) {
+      expect(line.length).toBeLessThan(400);
+      expect(line).not.toContain("stack");
+      expect(JSON.parse(line).msg).toMatch(/^database postgres:\/\/ferry@127\.0\.0\.1:\d+\/ferrydb not reachable \(connect ECONNREFUSED [^)]+\); attempt \d+, next in \d+ ms$/);
+    }
+    expect(health.length).toBeGreaterThan(0);
+    expect(health.filter((status) => status !== 503)).toEqual([]);
+  }, 90_000);
 });
