@@ -49,7 +49,7 @@ export interface Config {
   logLevel: string;
   /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
   logFile: string | undefined;
-  /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
+  /** How long SIGTERM waits for in-flight deliveries before abandoning them and exiting. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
   deliveryConcurrency: number;

@@ -26,6 +26,7 @@ export interface SendParams {
 
 export interface HttpClient {
   send(p: SendParams): Promise<AttemptResponse>;
+  /** Aborts what is still in flight (its sends answer with an error) and closes the connections. */
   close(): Promise<void>;
 }
 
@@ -37,7 +38,9 @@ export function createHttpClient(options: { egress: EgressPolicy }): HttpClient 
   });
   return {
     send: (p) => send(agent, p),
-    close: () => agent.close(),
+    // Called at shutdown once the dispatcher has drained or abandoned its attempts (dispatcher.ts, stop): what is
+    // still in flight is aborted, not waited for, so SIGTERM's grace bounds the stop.
+    close: () => agent.destroy(),
   };
 }
 
