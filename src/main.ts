@@ -14,6 +14,11 @@ function configOrExit<T>(read: () => T): T {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
     }
+    // `ferry dev --reset` under a running dev server (src/cli/dev.ts): a message, not a stack.
+    if (error instanceof Error && error.name === "StartupError") {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
     throw error;
   }
 }

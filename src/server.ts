@@ -57,10 +57,12 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
   collectProcessMetrics();
   const lifecycle = new Lifecycle();
   const listener = await openListener(config);
+  // What a failed start must close again: the store, so its SQLite lock is released (a later start may follow).
+  const opened: { close(): Promise<void> }[] = [listener];
   try {
-    return await startBehind(listener, config, { log, clock, lifecycle });
+    return await startBehind(listener, config, { log, clock, lifecycle, opened });
   } catch (error) {
-    await listener.close();
+    for (const part of opened.reverse()) await part.close().catch(() => {});
     throw error;
   }
 }
@@ -69,9 +71,10 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
 async function startBehind(
   listener: Listener,
   config: Config,
-  { log, clock, lifecycle }: { log: Logger; clock: Clock; lifecycle: Lifecycle },
+  { log, clock, lifecycle, opened }: { log: Logger; clock: Clock; lifecycle: Lifecycle; opened: { close(): Promise<void> }[] },
 ): Promise<Ferry> {
-  const store = await openServerStore(config, { log });
+  const store = await openServerStore(config, { log, now: clock.now() });
+  opened.push(store);
   await store.migrate();
   const plans = planBook(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
