@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
 import type { PlanBook } from "../domain/plans.js";
-import { AppError } from "../errors.js";
+import { countedBody, DISCARD_SLACK_BYTES, discardRest, messageTooLarge } from "./body-discard.js";
 
 /**
  * What the server accepts from a client before it cuts the request off (docs/reliability.md, "Ingress limits").
@@ -122,22 +122,26 @@ function limitConnections(server: Server, max: number): void {
 const ONE_MESSAGE_ROUTES = /^\/v2\/(publish|enqueue|schedules)\//i;
 
 /**
- * A message body announced (Content-Length) larger than the plan's `max_message_size` is refused with a 413 before
- * it is read, however slowly it is sent. Bodies without a length are read up to the server's body limit and checked
- * when complete; requestTimeout bounds a slow one.
+ * A message body larger than the plan's `max_message_size` is refused with a 413 as soon as that is known: when
+ * announced (Content-Length), before it is read, however slowly it is sent; without a length (chunked), when the
+ * bytes counted as they arrive pass the limit, never buffering more. The rest is read and discarded up to a bound so
+ * that the client can read the 413 (src/http/body-discard.ts); a body announced beyond that bound is not read at all,
+ * and its connection closes after the answer.
  */
 export function refuseOversizedMessages(messaging: FastifyInstance, plans: PlanBook): void {
-  messaging.addHook("preParsing", async (request) => {
-    const announced = Number(request.headers["content-length"]);
-    if (!Number.isFinite(announced) || !ONE_MESSAGE_ROUTES.test(request.url)) return;
+  messaging.addHook("preParsing", async (request, reply, payload) => {
+    if (!ONE_MESSAGE_ROUTES.test(request.url)) return payload;
     const max = plans.limitsOf(request.account).max_message_size;
-    if (announced > max) {
-      throw new AppError(
-        "payload_too_large",
-        `invalid body: ${announced} bytes is above the plan's max_message_size (${max})`,
-        // The rest of the body is not worth reading: the connection closes after the answer.
-        { Connection: "close" },
-      );
+    const length = request.headers["content-length"];
+    if (length === undefined) return countedBody(request.raw, reply.raw, payload, max);
+    const announced = Number(length);
+    if (!(announced > max)) return payload;
+    const bound = max + DISCARD_SLACK_BYTES;
+    if (announced <= bound) {
+      discardRest(request.raw, reply.raw, 0, bound);
+      throw messageTooLarge(`${announced} bytes`, max);
     }
+    // Not worth reading: the connection closes after the answer.
+    throw messageTooLarge(`${announced} bytes`, max, { Connection: "close" });
   });
 }
