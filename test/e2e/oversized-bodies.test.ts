@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, TEST_TOKEN, type TestServer } from "../helpers/server.js";
 
 /**
@@ -115,4 +116,36 @@ describe("oversized message bodies", () => {
     const ok = await server.call("POST", "/v2/publish/http://127.0.0.1:9/x", { headers: { "Svc-Delay": "1h" }, body: "x" });
     expect(ok.status).toBe(200);
   }, 120_000);
+
+  it("a chunked body within the limit is counted through and delivered byte for byte", async () => {
+    const receiver = await Receiver.start();
+    try {
+      const body = Buffer.alloc(3 * 1024 * 1024 + 17, 0);
+      for (let i = 0; i < body.length; i++) body[i] = i % 251;
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: "127.0.0.1",
+            port: port(),
+            method: "POST",
+            path: `/v2/publish/${receiver.url("/chunked-ok")}`,
+            // No Content-Length: Node sends the body chunked.
+            headers: { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/octet-stream" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode!));
+          },
+        );
+        req.on("error", reject);
+        for (let offset = 0; offset < body.length; offset += 256 * 1024) req.write(body.subarray(offset, offset + 256 * 1024));
+        req.end();
+      });
+      expect(status).toBe(200);
+      const delivered = await receiver.waitForPath("/chunked-ok");
+      expect(delivered.body.equals(body)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
