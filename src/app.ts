@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
-import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
+import { ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { decideDialects } from "./http/plugins/dialect.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
@@ -24,14 +24,18 @@ import { metricsRoutes } from "./http/routes/metrics.js";
 import { readinessRoutes } from "./http/routes/readiness.js";
 import { registerOpenApi } from "./http/openapi/plugin.js";
 import type { Services } from "./services/context.js";
+import type { Listener } from "./http/boot-listener.js";
 
 /** Largest request body accepted at the HTTP layer; each account's max_message_size is enforced after auth. */
 const BODY_LIMIT = 100 * 1024 * 1024;
 
-/** Builds the Fastify app (both APIs on one port). It never listens by itself; main.ts and the tests do. */
-export function buildApp(services: Services): FastifyInstance {
+/**
+ * Builds the Fastify app (both APIs on one port) on the listener's server, which already listens
+ * (src/http/boot-listener.ts): the app never listens by itself; server.ts hands it the requests once it is ready.
+ */
+export function buildApp(services: Services, listener: Pick<Listener, "factory">): FastifyInstance {
   const app = Fastify({
-    ...ingressServerOptions(services.config),
+    ...ingressServerOptions(listener.factory),
     loggerInstance: services.log as FastifyBaseLogger,
     // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
@@ -40,7 +44,6 @@ export function buildApp(services: Services): FastifyInstance {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
   });
-  applyIngressLimits(app, services.config);
   registerErrorHandling(app);
   // Before every scope: auth reads the token parameter of the request's dialect.
   decideDialects(app, services);

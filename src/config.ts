@@ -31,6 +31,11 @@ export interface Config {
   dialect: Dialect;
   /** SQLite durability: FULL fsyncs every commit; NORMAL may lose the last commits on power loss. (Default: FULL) */
   sqliteSynchronous: SqliteSynchronous;
+  /**
+   * PostgreSQL: how long start-up retries an unreachable database (one short log line per attempt) before it exits
+   * non-zero naming the database. (Default: 30000 ms)
+   */
+  databaseWaitMs: number;
   /** PostgreSQL connections one node may hold (writes, reads, one more for LISTEN). (Default: 10) */
   pgPoolSize: number;
   /**
@@ -47,7 +52,7 @@ export interface Config {
   logLevel: string;
   /** Log to this file (appended, reopened on SIGHUP) instead of stdout. (Default: stdout) */
   logFile: string | undefined;
-  /** How long SIGTERM waits for in-flight deliveries before closing the store. (Default: 10000 ms) */
+  /** How long SIGTERM waits for in-flight deliveries before abandoning them and exiting. (Default: 10000 ms) */
   shutdownGraceMs: number;
   /** Deliveries one node runs at once. (Default: 512) */
   deliveryConcurrency: number;
@@ -227,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     nextSigningKey: signingKey(env, "FERRY_NEXT_SIGNING_KEY"),
     dialect: oneOf(env, "FERRY_DIALECT", "neutral", ["neutral", "upstash"] as const),
     sqliteSynchronous: oneOf(env, "FERRY_SQLITE_SYNCHRONOUS", "FULL", ["FULL", "NORMAL"] as const),
+    databaseWaitMs: int(env, "FERRY_DATABASE_WAIT_MS", 30_000, 0, 3_600_000),
     pgPoolSize: int(env, "FERRY_PG_POOL_SIZE", 10, 2, 1000),
     storeThread: oneOf(env, "FERRY_STORE_THREAD", "off", ["on", "off"] as const) === "on",
     egressThread: egressThreadWanted(
@@ -289,6 +295,7 @@ export const configDefaults: Record<string, string> = {
   FERRY_NEXT_SIGNING_KEY: "(generated on first start, stored, printed once)",
   FERRY_DIALECT: "neutral",
   FERRY_SQLITE_SYNCHRONOUS: "FULL",
+  FERRY_DATABASE_WAIT_MS: "30000",
   FERRY_PG_POOL_SIZE: "10",
   FERRY_STORE_THREAD: "off",
   FERRY_EGRESS_THREAD: "auto",

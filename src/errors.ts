@@ -74,3 +74,14 @@ export function storageFull(): AppError {
     "Retry-After": String(STORAGE_FULL_RETRY_AFTER_S),
   });
 }
+
+/**
+ * Ends start-up with a message for the operator (an unreachable database, a SQLite file another process holds): the
+ * process prints the message alone, without a stack, and exits non-zero. `name` survives the store thread's wire.
+ */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartupError";
+  }
+}

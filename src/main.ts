@@ -14,6 +14,11 @@ function configOrExit<T>(read: () => T): T {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
     }
+    // `ferry dev --reset` under a running dev server (src/cli/dev.ts): a message, not a stack.
+    if (error instanceof Error && error.name === "StartupError") {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
     throw error;
   }
 }
@@ -69,7 +74,9 @@ async function serve(config: Config, banner?: (port: number) => string): Promise
 }
 
 const fail = (what: string) => (error: unknown) => {
-  process.stderr.write(`${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A StartupError (src/errors.ts) is a message for the operator: no stack.
+  const expected = error instanceof Error && error.name === "StartupError";
+  process.stderr.write(`${what}: ${error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
   process.exit(1);
 };
 

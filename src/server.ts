@@ -26,7 +26,7 @@ import type { Services } from "./services/context.js";
 import { openServerStore } from "./store/open.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
-import { bootListener } from "./http/boot-listener.js";
+import { type Listener, openListener } from "./http/boot-listener.js";
 
 export const version: string = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -56,22 +56,25 @@ export async function startFerry(config: Config, options: { clock?: Clock; log?:
   const clock = options.clock ?? systemClock;
   collectProcessMetrics();
   const lifecycle = new Lifecycle();
-  const boot = await bootListener(config);
+  const listener = await openListener(config);
+  // What a failed start must close again: the store, so its SQLite lock is released (a later start may follow).
+  const opened: { close(): Promise<void> }[] = [listener];
   try {
-    return await startBehind(boot, config, { log, clock, lifecycle });
+    return await startBehind(listener, config, { log, clock, lifecycle, opened });
   } catch (error) {
-    await boot.close();
+    for (const part of opened.reverse()) await part.close().catch(() => {});
     throw error;
   }
 }
 
-/** Everything after the boot listener answers: the store, the services, the loops, then the app on that port. */
+/** Everything after the listener answers "starting": the store, the services, the loops, then the app on it. */
 async function startBehind(
-  boot: { port: number; close(): Promise<void> },
+  listener: Listener,
   config: Config,
-  { log, clock, lifecycle }: { log: Logger; clock: Clock; lifecycle: Lifecycle },
+  { log, clock, lifecycle, opened }: { log: Logger; clock: Clock; lifecycle: Lifecycle; opened: { close(): Promise<void> }[] },
 ): Promise<Ferry> {
-  const store = await openServerStore(config, { log });
+  const store = await openServerStore(config, { log, now: clock.now() });
+  opened.push(store);
   await store.migrate();
   const plans = planBook(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
@@ -118,10 +121,9 @@ async function startBehind(
     scheduler: new SchedulerLoop(services, config.schedulerIntervalMs),
   };
 
-  const app = buildApp(services);
+  const app = buildApp(services, listener);
   await app.ready();
-  await boot.close();
-  const address = await app.listen({ port: boot.port, host: config.host });
+  listener.serve();
   for (const loop of Object.values(loops)) loop.start();
   lifecycle.started();
   // Several nodes (PostgreSQL): another node's NOTIFY nudges this dispatcher without waiting for the poll.
@@ -133,6 +135,7 @@ async function startBehind(
       lifecycle.drain();
       await dispatcher.stop(config.shutdownGraceMs);
       await app.close();
+      await listener.close();
       for (const [name, loop] of Object.entries(loops)) if (name !== "dispatcher") await loop.stop();
       unsubscribeDue?.();
       await http.close();
@@ -140,5 +143,5 @@ async function startBehind(
     })();
     return stopping;
   };
-  return { app, services, dispatcher, bootstrap, http, url: address, loops, stop };
+  return { app, services, dispatcher, bootstrap, http, url: listener.url, loops, stop };
 }

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../config.js";
+import { lockSqliteFile } from "../store/sqlite/process-lock.js";
 
 /**
  * `ferry dev`: a durable drop-in for the hosted service's local development server (README, docs/operations.md).
@@ -61,7 +62,11 @@ export function parseDevArgs(args: string[], cwd = process.cwd()): DevOptions {
  * to (127.0.0.1 and ::1), and on nothing reachable from another machine.
  */
 export function devEnvironment(options: DevOptions, env: Record<string, string | undefined>): Record<string, string | undefined> {
-  if (options.reset) rmSync(options.dataDir, { recursive: true, force: true });
+  if (options.reset) {
+    // Never under a running dev server: its lock refuses the reset (StartupError) before anything is deleted.
+    lockSqliteFile(resolve(options.dataDir, "ferry.db"), Date.now()).release();
+    rmSync(options.dataDir, { recursive: true, force: true });
+  }
   return {
     FERRY_LOG_LEVEL: "warn",
     ...env,

@@ -13,6 +13,7 @@ import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
+import { timerDelay } from "../domain/timers.js";
 
 export interface DispatcherDeps {
   store: Store;
@@ -47,6 +48,8 @@ export class Dispatcher {
   private reserved = 0;
   /** Attempts running on this node, by message id: the only leases this node renews. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Attempts given up at the end of the shutdown grace: their outcome is never written (see stop). */
+  private readonly abandoned = new Set<string>();
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -86,11 +89,17 @@ export class Dispatcher {
     if (!this.stopped) return;
     this.stopped = false;
     const { leaseMs } = this.deps.config;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(leaseMs / 3)));
+    this.renewTimer = setInterval(() => void this.renewLeases(), timerDelay(Math.max(250, Math.floor(leaseMs / 3))));
     this.nudge();
   }
 
-  /** Stops claiming, then waits for in-flight attempts up to `graceMs`; unfinished ones keep their lease. */
+  /**
+   * Stops claiming, then waits for in-flight attempts up to `graceMs`. What is still in flight then is abandoned
+   * (docs/operations.md, "Stop"): its outcome is never written, not even as a failed attempt, and its lease ends now,
+   * so it is delivered again after the restart (SQLite: the next start releases it; PostgreSQL: any node's rescuer
+   * does) — at least once, nothing lost. The caller then closes the HTTP client, which aborts those requests.
+   * Logs what it abandoned (count and up to 100 message ids).
+   */
   async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -101,11 +110,23 @@ export class Dispatcher {
       await Promise.race([
         Promise.allSettled([...this.inFlight.values()]),
         new Promise((resolve) => {
-          timeout = setTimeout(resolve, graceMs);
+          timeout = setTimeout(resolve, timerDelay(graceMs));
         }),
       ]);
       clearTimeout(timeout);
     }
+    const ids = [...this.inFlight.keys()];
+    if (ids.length === 0) return;
+    for (const id of ids) this.abandoned.add(id);
+    const { store, clock, log } = this.deps;
+    await store.messageRenewLeases({ owner: this.owner, ids, leaseUntil: clock.now() }).catch((error: unknown) => {
+      // They keep their lease until it expires (FERRY_LEASE_MS), then come back the same way.
+      log.error({ err: error }, "ending the leases of abandoned deliveries failed");
+    });
+    log.warn(
+      { abandoned: ids.length, messageIds: ids.slice(0, 100), graceMs },
+      `shutdown grace of ${graceMs} ms ended: ${ids.length} in-flight deliveries abandoned; they are delivered again after the restart`,
+    );
   }
 
   /**
@@ -205,11 +226,12 @@ export class Dispatcher {
     if (this.stopped) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    const delay = Math.max(0, at - this.deps.clock.now());
+    // A message due in a year gets a timer of at most ~24.8 days; when it fires early, the claim finds nothing
+    // due and arms again for what remains (src/domain/timers.ts).
     this.timer = setTimeout(() => {
       this.timerAt = Number.POSITIVE_INFINITY;
       void this.runOnce();
-    }, delay);
+    }, timerDelay(at - this.deps.clock.now()));
   }
 
   /**
@@ -245,6 +267,10 @@ export class Dispatcher {
     const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     const release = await this.gate.acquire(m.url);
+    if (this.abandoned.has(m.id)) {
+      release(); // abandoned while waiting for its destination: never sent
+      return;
+    }
     // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
     const startedAt = clock.now();
     const response = await http
@@ -263,6 +289,8 @@ export class Dispatcher {
         maxBodyBytes: limits.max_message_size,
       })
       .finally(release);
+    // Abandoned at shutdown (stop): the request was aborted, and the message is delivered again after the restart.
+    if (this.abandoned.has(m.id)) return;
     const now = clock.now();
     const decision = decideOutcome({
       message: m,

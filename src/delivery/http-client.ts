@@ -5,6 +5,7 @@ import type { AttemptResponse } from "../domain/message.js";
 import type { EgressPolicy } from "../domain/egress-policy.js";
 import { signDelivery } from "../domain/signing.js";
 import { egressConnector } from "./egress.js";
+import { timerDelay } from "../domain/timers.js";
 
 /**
  * Outgoing HTTP for deliveries and callbacks: undici's `dispatch` over one keep-alive Agent (3–5x cheaper than fetch
@@ -25,6 +26,7 @@ export interface SendParams {
 
 export interface HttpClient {
   send(p: SendParams): Promise<AttemptResponse>;
+  /** Aborts what is still in flight (its sends answer with an error) and closes the connections. */
   close(): Promise<void>;
 }
 
@@ -36,7 +38,9 @@ export function createHttpClient(options: { egress: EgressPolicy }): HttpClient 
   });
   return {
     send: (p) => send(agent, p),
-    close: () => agent.close(),
+    // Called at shutdown once the dispatcher has drained or abandoned its attempts (dispatcher.ts, stop): what is
+    // still in flight is aborted, not waited for, so SIGTERM's grace bounds the stop.
+    close: () => agent.destroy(),
   };
 }
 
@@ -90,7 +94,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly p: SendParams,
     private readonly resolve: (response: AttemptResponse) => void,
   ) {
-    this.timer = setTimeout(() => this.timeOut(), p.timeoutMs);
+    this.timer = setTimeout(() => this.timeOut(), timerDelay(p.timeoutMs));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

@@ -1,9 +1,9 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
 import type { PlanBook } from "../domain/plans.js";
-import { AppError } from "../errors.js";
+import { countedBody, DISCARD_SLACK_BYTES, discardRest, messageTooLarge } from "./body-discard.js";
 
 /**
  * What the server accepts from a client before it cuts the request off (docs/reliability.md, "Ingress limits").
@@ -16,19 +16,45 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 type IngressConfig = Pick<Config, "headersTimeoutMs" | "requestTimeoutMs" | "maxConnections">;
 
-/** Fastify options of the limits that must be set when the server is created. */
-export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<Server> {
-  return {
-    http: {
+/**
+ * The Node server with every limit that belongs to the socket, not to a route: header size and timeouts, the
+ * connection cap, and answers to what the parser refuses. src/http/boot-listener.ts creates it before the app exists
+ * (the app is then built on it), so the limits hold from the first connection on.
+ */
+export function createIngressServer(
+  config: IngressConfig,
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Server {
+  const server = createServer(
+    {
       maxHeaderSize: MAX_HEADER_BYTES,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       // Node answers a request without Host with a bare 400 and no body; Ferry never reads Host, so it answers it.
       requireHostHeader: false,
     },
-    requestTimeout: config.requestTimeoutMs,
-    // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
-    keepAliveTimeout: 72_000,
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config),
+    handler,
+  );
+  server.requestTimeout = config.requestTimeoutMs;
+  // Must stay below requestTimeout (Node checks both on the same interval).
+  server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
+  // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
+  server.keepAliveTimeout = 72_000;
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config));
+  limitConnections(server, config.maxConnections);
+  return server;
+}
+
+/**
+ * Fastify options of an app built on a server from createIngressServer: that server's own limits and client-error
+ * answers apply, so Fastify's are switched off here.
+ */
+export function ingressServerOptions(
+  serverFactory: (handler: (request: IncomingMessage, response: ServerResponse) => void) => Server,
+): FastifyHttpOptions<Server> {
+  return {
+    serverFactory,
+    // Fastify adds this listener beside the server's own (createIngressServer), which answers.
+    clientErrorHandler: () => {},
     // A path the router cannot decode (`%C0%AF`, a lone `%`) is bad input, named like any other.
     frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split("?")[0]!.slice(0, 200);
@@ -36,14 +62,6 @@ export function ingressServerOptions(config: IngressConfig): FastifyHttpOptions<
       void reply.status(400).send({ error: `invalid path: "${path}" ${problem}` });
     },
   };
-}
-
-/** Limits set on the Node server once it exists: the headers timeout and the connection cap. */
-export function applyIngressLimits(app: FastifyInstance, config: IngressConfig): void {
-  const server = app.server as Server<typeof IncomingMessage, typeof ServerResponse>;
-  // Must stay below requestTimeout (Node checks both on the same interval).
-  server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
-  limitConnections(server, config.maxConnections);
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Socket, config: IngressConfig): void {
@@ -104,22 +122,26 @@ function limitConnections(server: Server, max: number): void {
 const ONE_MESSAGE_ROUTES = /^\/v2\/(publish|enqueue|schedules)\//i;
 
 /**
- * A message body announced (Content-Length) larger than the plan's `max_message_size` is refused with a 413 before
- * it is read, however slowly it is sent. Bodies without a length are read up to the server's body limit and checked
- * when complete; requestTimeout bounds a slow one.
+ * A message body larger than the plan's `max_message_size` is refused with a 413 as soon as that is known: when
+ * announced (Content-Length), before it is read, however slowly it is sent; without a length (chunked), when the
+ * bytes counted as they arrive pass the limit, never buffering more. The rest is read and discarded up to a bound so
+ * that the client can read the 413 (src/http/body-discard.ts); a body announced beyond that bound is not read at all,
+ * and its connection closes after the answer.
  */
 export function refuseOversizedMessages(messaging: FastifyInstance, plans: PlanBook): void {
-  messaging.addHook("preParsing", async (request) => {
-    const announced = Number(request.headers["content-length"]);
-    if (!Number.isFinite(announced) || !ONE_MESSAGE_ROUTES.test(request.url)) return;
+  messaging.addHook("preParsing", async (request, reply, payload) => {
+    if (!ONE_MESSAGE_ROUTES.test(request.url)) return payload;
     const max = plans.limitsOf(request.account).max_message_size;
-    if (announced > max) {
-      throw new AppError(
-        "payload_too_large",
-        `invalid body: ${announced} bytes is above the plan's max_message_size (${max})`,
-        // The rest of the body is not worth reading: the connection closes after the answer.
-        { Connection: "close" },
-      );
+    const length = request.headers["content-length"];
+    if (length === undefined) return countedBody(request.raw, reply.raw, payload, max);
+    const announced = Number(length);
+    if (!(announced > max)) return payload;
+    const bound = max + DISCARD_SLACK_BYTES;
+    if (announced <= bound) {
+      discardRest(request.raw, reply.raw, 0, bound);
+      throw messageTooLarge(`${announced} bytes`, max);
     }
+    // Not worth reading: the connection closes after the answer.
+    throw messageTooLarge(`${announced} bytes`, max, { Connection: "close" });
   });
 }

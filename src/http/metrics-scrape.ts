@@ -11,6 +11,7 @@ import {
   queueLag,
 } from "../metrics/metrics.js";
 import { threadRegistry } from "../metrics/registry.js";
+import { timerDelay } from "../domain/timers.js";
 
 /** A scrape waits this long for the database-derived gauges, then serves the cached values. */
 const GAUGE_READ_TIMEOUT_MS = 1000;
@@ -64,7 +65,7 @@ export class MetricsScraper {
       });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, GAUGE_READ_TIMEOUT_MS);
+        timer = setTimeout(resolve, timerDelay(GAUGE_READ_TIMEOUT_MS));
       });
       await Promise.race([this.reading, timeout]);
       clearTimeout(timer);

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { timerDelay } from "../domain/timers.js";
 
 /**
  * Every background loop has the same contract: start() (idempotent), stop() (idempotent; resolves once the pass in
@@ -31,7 +32,7 @@ export class IntervalLoop implements Loop {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    this.timer = setInterval(() => void this.tick(), timerDelay(this.intervalMs));
     this.timer.unref();
   }
 

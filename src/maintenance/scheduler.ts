@@ -1,6 +1,7 @@
 import type { Services } from "../services/context.js";
 import { fireDueSchedules } from "../services/schedule-ticks.js";
 import type { Loop } from "./loop.js";
+import { timerDelay } from "../domain/timers.js";
 
 /**
  * The scheduler: turns due cron ticks into messages (services/schedule-ticks.ts). It runs once at start, so a tick
@@ -26,7 +27,7 @@ export class SchedulerLoop implements Loop {
     if (this.timer) return;
     this.timer = setInterval(() => {
       if (this.pending === 0) void this.runOnce();
-    }, this.intervalMs);
+    }, timerDelay(this.intervalMs));
     this.timer.unref();
     void this.runOnce();
   }

@@ -1,5 +1,6 @@
 import { AppError } from "../errors.js";
 import type { Embedder } from "./embedder.js";
+import { timerDelay } from "../domain/timers.js";
 
 /** Texts per request: OpenAI accepts up to 2048 inputs; smaller batches keep each request well under its limits. */
 export const EMBEDDING_BATCH = 64;
@@ -42,7 +43,7 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   async function batch(input: string[]): Promise<Float32Array[]> {
     let lastProblem = "no attempt";
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt - 1)));
+      if (attempt > 1) await new Promise((r) => setTimeout(r, timerDelay(backoff(attempt - 1))));
       let res: Response;
       try {
         res = await fetch(options.url, {

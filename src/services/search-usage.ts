@@ -1,6 +1,7 @@
 import { AppError } from "../errors.js";
 import type { SearchUsageKind } from "../store/search-document-store.js";
 import type { Store } from "../store/store.js";
+import { timerDelay } from "../domain/timers.js";
 
 /**
  * Per-index operation counters of the search data plane (daily updates and queries, monthly reranks,
@@ -86,7 +87,7 @@ export class SearchUsage {
     const p = this.pending.get(key);
     if (p) p.n += n;
     else this.pending.set(key, { indexId, kind, minute, n });
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+    this.timer ??= setTimeout(() => void this.flush(), timerDelay(FLUSH_MS)).unref();
   }
 
   /** Writes what is buffered; a failed write puts its counts back for the next flush. */

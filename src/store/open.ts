@@ -2,13 +2,15 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { openPostgresStore } from "./postgres/index.js";
 import { openSqliteStore } from "./sqlite/index.js";
+import { lockSqliteFile } from "./sqlite/process-lock.js";
 import type { Store } from "./store.js";
 import { withAccountCache } from "./thread/account-cache.js";
 import { openStoreThread } from "./thread/proxy.js";
 
 /** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
 export async function openStore(
-  config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs">,
+  config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs"> &
+    Partial<Pick<Config, "databaseWaitMs">>,
   options: { log?: Logger } = {},
 ): Promise<Store> {
   const url = config.databaseUrl;
@@ -21,6 +23,7 @@ export async function openStore(
       poolSize: config.pgPoolSize,
       // A message due before the other nodes' next poll is worth a NOTIFY; later ones their poll finds.
       notifyHorizonMs: config.pollIntervalMs,
+      ...(config.databaseWaitMs !== undefined ? { startWaitMs: config.databaseWaitMs } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
   }
@@ -31,7 +34,26 @@ export async function openStore(
  * The server's store: the adapter in its own thread behind a proxy when `FERRY_STORE_THREAD=on`, else in this thread, with the
  * main-thread account cache in front (docs/threading.md).
  */
-export async function openServerStore(config: Config, options: { log: Logger }): Promise<Store> {
-  const store = config.storeThread ? await openStoreThread(config, options.log) : await openStore(config, options);
-  return withAccountCache(store);
+export async function openServerStore(config: Config, options: { log: Logger; now: number }): Promise<Store> {
+  // One process per SQLite file (src/store/sqlite/process-lock.ts): taken before anything is read or migrated.
+  const lock = config.databaseUrl.startsWith("sqlite:")
+    ? lockSqliteFile(config.databaseUrl.slice("sqlite:".length), options.now)
+    : undefined;
+  try {
+    const store = config.storeThread ? await openStoreThread(config, options.log) : await openStore(config, options);
+    if (lock) {
+      const close = store.close.bind(store);
+      store.close = async () => {
+        try {
+          await close();
+        } finally {
+          lock.release();
+        }
+      };
+    }
+    return withAccountCache(store);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }

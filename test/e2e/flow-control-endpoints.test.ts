@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, testStore } from "../helpers/server.js";
 import { FLOW_KEY_FIELDS } from "../helpers/flow-keys.js";
 import { clock, flowHeaders, flowKey, newReceiver, publish, publishMany, server } from "./flow-control-fixture.js";
 
@@ -255,7 +255,8 @@ describe("global parallelism", () => {
   }, 40_000);
 });
 
-describe("several nodes on one database", () => {
+// PostgreSQL only: a SQLite file takes one process (docs/operations.md, "One process per SQLite file").
+describe.runIf(testStore === "postgres")("several nodes on one database", () => {
   it("keeps parallelism exact when two nodes claim from the same store", async () => {
     const env = { FERRY_POLL_INTERVAL_MS: "20" };
     const a = await startTestServer({ env });

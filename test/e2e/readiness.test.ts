@@ -135,8 +135,12 @@ describe("/ready", () => {
         { what: "the boot listener" },
       );
       expect(boot.status).toBe(503);
-      expect(boot.json).toEqual({ status: "unavailable", reason: "starting" });
-      expect((await httpCall(base, "GET", "/health")).status).toBe(200);
+      expect(boot.json).toEqual({ status: "unavailable", reason: "starting", error: expect.stringMatching(/starting/) });
+      expect(boot.headers["retry-after"]).toBe("1");
+      // Not 200 while the store is unreachable at start: the process cannot serve anything yet.
+      const health = await httpCall(base, "GET", "/health");
+      expect(health.status).toBe(503);
+      expect(health.json.reason).toBe("starting");
 
       await cluster.start();
       const ferry = await starting;

@@ -53,7 +53,8 @@ async function pgRun(bin: string, args: string[]): Promise<string> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (another process may take it before it is used). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { AppError, errorCatalog, isStorageFull, notFound, storageFull } from "../../errors.js";
+import { DISCARD_SLACK_BYTES, discardRest } from "../body-discard.js";
 import { RouteMethods } from "../route-methods.js";
 
 /**
@@ -9,12 +10,20 @@ import { RouteMethods } from "../route-methods.js";
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
+      // A 413 whose body is being discarded (src/http/body-discard.ts) keeps its connection until the discard ends;
+      // Fastify asks for a close after a failed body read, which would reset a client still sending.
+      if (error.code === "payload_too_large" && !("Connection" in error.headers)) reply.removeHeader("connection");
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return reply.status(error.status).send({ error: error.message });
     }
     if (error.validation) return reply.status(400).send({ error: validationMessage(error) });
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
+      if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        // Above the server's body limit: discarded up to a bound like a message above its plan's (body-discard.ts).
+        reply.removeHeader("connection");
+        discardRest(request.raw, reply.raw, 0, DISCARD_SLACK_BYTES);
+      }
       const message =
         error.code === "FST_ERR_CTP_BODY_TOO_LARGE"
           ? "invalid body: request body is too large"

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Services } from "../../services/context.js";
 import { errorCatalog } from "../../errors.js";
+import { timerDelay } from "../../domain/timers.js";
 
 /** How long /ready waits for the store before it answers 503 (a load balancer's probe must not hang). */
 const STORE_PROBE_TIMEOUT_MS = 2000;
@@ -28,7 +29,7 @@ async function readiness(services: Services): Promise<Readiness> {
   if (phase === "starting") return { ready: false, reason: "starting" };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), STORE_PROBE_TIMEOUT_MS);
+    timer = setTimeout(() => resolve("timeout"), timerDelay(STORE_PROBE_TIMEOUT_MS));
   });
   try {
     const answer = await Promise.race([services.store.opsReadiness(), timeout]);

@@ -81,6 +81,27 @@ export function isUnavailableError(error: unknown): boolean {
   return CONNECTION_MESSAGES.some((m) => error.message.includes(m));
 }
 
+/** The database as an operator recognises it, without its password: `postgres://user@host:port/name`. */
+export function databaseLabel(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    url.password = "";
+    url.search = "";
+    return url.toString();
+  } catch {
+    return "(DATABASE_URL, not a valid URL)";
+  }
+}
+
+/** One short line for an unreachable database: the message, or the codes of the addresses that refused. */
+export function unavailableReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = (error as { errors?: unknown }).errors;
+  if (error.message !== "") return error.message.split("\n")[0]!;
+  if (Array.isArray(inner)) return inner.map(unavailableReason).join("; ");
+  return String((error as { code?: unknown }).code ?? error.name);
+}
+
 /** Deadlock and serialization failures: the transaction did nothing and may simply run again. */
 export function isRetryableConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;

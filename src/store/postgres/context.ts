@@ -22,13 +22,15 @@ export interface PgStoreOptions {
    * arms their timers. Set it to the poll interval. (Default: 1000 ms)
    */
   notifyHorizonMs?: number;
+  /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
+  startWaitMs?: number;
   log?: Logger;
 }
 
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */

@@ -38,7 +38,12 @@ export function openPostgresStore(options: PgStoreOptions): Store {
   const listener = new ChannelListener(ctx.options, [ACCOUNTS_CHANNEL, DUE_CHANNEL], options.log);
   const store: Store = {
     capabilities: { singleNode: false },
-    migrate: () => migrateWhenReachable(ctx.pool, options.log),
+    migrate: () =>
+      migrateWhenReachable(ctx.pool, {
+        log: options.log,
+        waitMs: options.startWaitMs ?? 30_000,
+        connectionString: options.connectionString,
+      }),
     close: async () => {
       await listener.close();
       await ctx.close();

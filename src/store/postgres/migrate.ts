@@ -3,7 +3,9 @@ import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { migrationFiles, pendingMigrations } from "../migration-files.js";
-import { classifyError, isUnavailableError } from "./connection.js";
+import { StartupError } from "../../errors.js";
+import { classifyError, databaseLabel, isUnavailableError, unavailableReason } from "./connection.js";
+import { timerDelay } from "../../domain/timers.js";
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -46,17 +48,32 @@ export async function migrate(pool: pg.Pool): Promise<void> {
 
 /**
  * At start-up the database may still be coming up (containers started together): retry while it is unreachable,
- * up to `waitMs` (default 30 s), then give up with the last error. Other errors (bad SQL, auth) fail at once.
+ * with backoff (0.1 s doubling to 2 s) and one short line per attempt, for up to `waitMs`
+ * (FERRY_DATABASE_WAIT_MS); then start-up ends with a StartupError naming the database (password left out). An
+ * attempt itself lasts at most the connection timeout (5 s, connection.ts), so the whole wait is bounded. Other
+ * errors (bad SQL, authentication) fail at once. Bounded rather than forever: a wrong host or port is a
+ * configuration error, and a process that exits says so where a supervisor (systemd, Kubernetes) shows it and
+ * restarts it, instead of looking alive (docs/operations.md, "Start").
  */
-export async function migrateWhenReachable(pool: pg.Pool, log: Logger | undefined, waitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + waitMs;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+export async function migrateWhenReachable(
+  pool: pg.Pool,
+  o: { log?: Logger | undefined; waitMs: number; connectionString: string },
+): Promise<void> {
+  const started = Date.now();
+  const database = databaseLabel(o.connectionString);
+  for (let attempt = 1, delay = 100; ; attempt++, delay = Math.min(delay * 2, 2000)) {
     try {
       return await migrate(pool);
     } catch (error) {
-      if (!isUnavailableError(error) || Date.now() + delay > deadline) throw classifyError(error);
-      log?.warn({ err: error }, "database not reachable yet; retrying");
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!isUnavailableError(error)) throw classifyError(error);
+      const reason = unavailableReason(error);
+      if (Date.now() - started + delay > o.waitMs) {
+        throw new StartupError(
+          `database ${database} not reachable within ${o.waitMs} ms (FERRY_DATABASE_WAIT_MS), ${attempt} attempts: ${reason}`,
+        );
+      }
+      o.log?.warn(`database ${database} not reachable (${reason}); attempt ${attempt}, next in ${delay} ms`);
+      await new Promise((resolve) => setTimeout(resolve, timerDelay(delay)));
     }
   }
 }

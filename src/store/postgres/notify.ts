@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import { clientConfig, type PgConnectionOptions } from "./connection.js";
+import { timerDelay } from "../../domain/timers.js";
 
 /** Reconnect delays of the LISTEN connection: from 100 ms, doubling, capped at 5 s. */
 const FIRST_RETRY_MS = 100;
@@ -65,7 +66,7 @@ export class ChannelListener {
         this.waiters.delete(check);
         resolve();
       };
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(done, timerDelay(timeoutMs));
       this.waiters.add(check);
     });
   }
@@ -137,7 +138,7 @@ export class ChannelListener {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();
-    }, delay);
+    }, timerDelay(delay));
     this.retryTimer.unref();
   }
 }

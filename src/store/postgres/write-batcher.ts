@@ -3,6 +3,7 @@ import type { LogEntry } from "../../domain/log.js";
 import type { UsageMetric } from "../store.js";
 import { classifyError, isRetryableConflict, isUnavailableError } from "./connection.js";
 import { recordCommit } from "../../metrics/metrics.js";
+import { timerDelay } from "../../domain/timers.js";
 
 /** A statement: plain text, or named so each connection prepares it once (hot statements). */
 export type Statement = string | { name: string; text: string };
@@ -120,7 +121,7 @@ const CONFLICT_ATTEMPTS = 5;
  * same keys hit three deadlocks in a row once on a loaded CI machine, with immediate retries.
  */
 function conflictPause(tries: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** tries)));
+  return new Promise((resolve) => setTimeout(resolve, timerDelay(Math.random() * Math.min(200, 10 * 2 ** tries))));
 }
 
 /**

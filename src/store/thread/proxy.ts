@@ -12,6 +12,7 @@ import {
   type ToStoreThread,
 } from "./wire.js";
 import { workerEntry } from "../../worker-entry.js";
+import { timerDelay } from "../../domain/timers.js";
 
 /** How many messages and calls went to the store thread: read by tests (one message per turn) and diagnostics. */
 export interface StoreThreadStats {
@@ -63,7 +64,7 @@ export async function openStoreThread(config: Config, log: Logger): Promise<Stor
     flushScheduled = false;
     if (outbox.length === 0) return;
     if (pending.size === outbox.length) flush();
-    else holdTimer ??= setTimeout(flush, HOLD_MS);
+    else holdTimer ??= setTimeout(flush, timerDelay(HOLD_MS));
   };
   const scheduleFlush = () => {
     if (flushScheduled) return;
