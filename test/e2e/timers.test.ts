@@ -52,7 +52,7 @@ describe("timers longer than 2^31-1 ms", () => {
       store: services.store,
       clock: services.clock,
       config: services.config,
-      dialect: services.dialect,
+      dialects: services.dialects,
       plans: services.plans,
       log: services.log,
       nodeId: "node_timers_test",
