@@ -1,0 +1,50 @@
+import { type DestinationShares, destinationOf } from "../domain/destination.js";
+
+/**
+ * The attempts this node holds per destination (docs/reliability.md, "Isolation"): sending or waiting at the
+ * DestinationGate, from their launch (or their fast-path reservation) to their end. A destination may hold at most
+ * `share` of them: the claim takes no more for it and walks past its other due messages (Store.messageLeaseDue), and
+ * the publish fast path reserves no more. So a destination that hangs holds `share` attempts, and its backlog, left
+ * due in the store, no longer stands before other destinations' messages in the claim's due order.
+ * When a destination falls back to `refillAt` (its waiting attempts have all started), `onRefill` asks for a claim,
+ * which takes its next messages in one go.
+ */
+export class DestinationLoad {
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly share: number,
+    private readonly refillAt: number,
+    private readonly onRefill: () => void,
+  ) {}
+
+  /** True when the destination of `url` holds fewer than its share. */
+  hasRoom(url: string): boolean {
+    return (this.counts.get(destinationOf(url)) ?? 0) < this.share;
+  }
+
+  add(url: string): void {
+    const d = destinationOf(url);
+    this.counts.set(d, (this.counts.get(d) ?? 0) + 1);
+  }
+
+  remove(url: string): void {
+    const d = destinationOf(url);
+    const n = (this.counts.get(d) ?? 1) - 1;
+    if (n <= 0) this.counts.delete(d);
+    else this.counts.set(d, n);
+    if (n === this.refillAt) this.onRefill();
+  }
+
+  /** What the claim is told (src/domain/destination.ts). */
+  shares(): DestinationShares {
+    return { share: this.share, inUse: [...this.counts] };
+  }
+
+  /** Destinations at their share: the claim skips their messages. */
+  full(): string[] {
+    const full: string[] = [];
+    for (const [d, n] of this.counts) if (n >= this.share) full.push(d);
+    return full;
+  }
+}
