@@ -151,7 +151,8 @@ export class Dispatcher {
 
   /**
    * Hands over messages inserted leased to this node, and returns the reservations that went unused. `reserved`:
-   * the URLs reserve() granted. `account`: theirs, as the publish just read it, so the attempts need not read it again.
+   * the URLs reserve() granted. `account`: theirs, as the publish just read it, so the attempts need not read it
+   * again.
    */
   deliverLeased(messages: Message[], reserved: readonly string[], account?: Account): void {
     this.reserved -= reserved.length;
@@ -205,7 +206,8 @@ export class Dispatcher {
       // Due now although skipped: a destination written in another form than its origin (src/domain/destination.ts),
       // left alone by id. Looking again at once would only spin; the poll (or the refill) looks again.
       const spin = next !== undefined && next <= now && skipDestinations.length > 0;
-      this.arm(Math.min(spin ? Number.POSITIVE_INFINITY : (next ?? Number.POSITIVE_INFINITY), now + config.pollIntervalMs));
+      const at = spin || next === undefined ? Number.POSITIVE_INFINITY : next;
+      this.arm(Math.min(at, now + config.pollIntervalMs));
     } catch (error) {
       log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
       this.arm(clock.now() + config.pollIntervalMs);

@@ -49,7 +49,13 @@ export interface FlowEngine {
    * The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`, none to a
    * destination whose share of the node is used up (`destinations`, src/domain/destination.ts).
    */
-  claim(p: { now: number; limit: number; owner: string; leaseUntil: number; destinations?: DestinationShares }): Message[];
+  claim(p: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseUntil: number;
+    destinations?: DestinationShares;
+  }): Message[];
   /** A message left ACTIVE: wake its key's and its account's wait lists if they have any. */
   afterFinish(m: Message, now: number): void;
   /** Earliest time a wait list may move again, to arm the dispatcher's timer. */
