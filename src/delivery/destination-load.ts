@@ -6,8 +6,8 @@ import { type DestinationShares, destinationOf } from "../domain/destination.js"
  * `share` of them: the claim takes no more for it and walks past its other due messages (Store.messageLeaseDue), and
  * the publish fast path reserves no more. So a destination that hangs holds `share` attempts, and its backlog, left
  * due in the store, no longer stands before other destinations' messages in the claim's due order.
- * When a destination falls back to `refillAt` (its waiting attempts have all started), `onRefill` asks for a claim,
- * which takes its next messages in one go.
+ * When a destination falls back to `refillAt` (half of its waiting attempts have started), `onRefill` asks for a
+ * claim, which takes its next messages in one go while the other half keeps its slots busy.
  */
 export class DestinationLoad {
   private readonly counts = new Map<string, number>();

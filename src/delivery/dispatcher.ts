@@ -73,7 +73,10 @@ export class Dispatcher {
   constructor(private readonly deps: DispatcherDeps) {
     const perDestination = deps.config.destinationConcurrency;
     this.gate = new DestinationGate(perDestination);
-    this.load = new DestinationLoad(DESTINATION_SHARE * perDestination, perDestination, () => this.nudge());
+    // Refilled when half its waiting attempts are left: the claim has that many completions' time to come back
+    // before a slot of the destination goes unused.
+    const refillAt = perDestination + Math.floor(perDestination / 2);
+    this.load = new DestinationLoad(DESTINATION_SHARE * perDestination, refillAt, () => this.nudge());
     this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
   }
 
