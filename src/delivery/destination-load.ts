@@ -2,10 +2,10 @@ import { type DestinationShares, destinationOf } from "../domain/destination.js"
 
 /**
  * The attempts this node holds per destination (docs/reliability.md, "Isolation"): sending or waiting at the
- * DestinationGate, from their launch (or their fast-path reservation) to their end. A destination may hold at most
- * `share` of them: the claim takes no more for it and walks past its other due messages (Store.messageLeaseDue), and
- * the publish fast path reserves no more. So a destination that hangs holds `share` attempts, and its backlog, left
- * due in the store, no longer stands before other destinations' messages in the claim's due order.
+ * DestinationGate, from their launch until their request ends. The claim leases no more for a destination than its
+ * `share` (less while the node's waiting room is full: see the dispatcher) and walks past its other due messages
+ * (Store.messageLeaseDue). So a destination that hangs holds its share of attempts, and its backlog, left due in the
+ * store, no longer stands before other destinations' messages in the claim's due order.
  * When a destination falls back to `refillAt` (half of its waiting attempts have started), `onRefill` asks for a
  * claim, which takes its next messages in one go while the other half keeps its slots busy.
  */
@@ -17,11 +17,6 @@ export class DestinationLoad {
     private readonly refillAt: number,
     private readonly onRefill: () => void,
   ) {}
-
-  /** True when the destination of `url` holds fewer than its share. */
-  hasRoom(url: string): boolean {
-    return (this.counts.get(destinationOf(url)) ?? 0) < this.share;
-  }
 
   add(url: string): void {
     const d = destinationOf(url);
@@ -36,15 +31,15 @@ export class DestinationLoad {
     if (n === this.refillAt) this.onRefill();
   }
 
-  /** What the claim is told (src/domain/destination.ts). */
-  shares(): DestinationShares {
-    return { share: this.share, inUse: [...this.counts] };
+  /** What the claim is told (src/domain/destination.ts); `share`: a smaller one for this claim. */
+  shares(share = this.share): DestinationShares {
+    return { share: Math.min(share, this.share), inUse: [...this.counts] };
   }
 
-  /** Destinations at their share: the claim skips their messages. */
-  full(): string[] {
+  /** Destinations at their share (or at `share`, a smaller one): the claim skips their messages. */
+  full(share = this.share): string[] {
     const full: string[] = [];
-    for (const [d, n] of this.counts) if (n >= this.share) full.push(d);
+    for (const [d, n] of this.counts) if (n >= share) full.push(d);
     return full;
   }
 }

@@ -67,8 +67,9 @@ export class Dispatcher {
 
   /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */
   private readonly gate: DestinationGate;
-  /** Attempts held per destination: the claim and the fast path give none past a destination's share. */
+  /** Attempts held per destination: the claim gives none past a destination's share. */
   private readonly load: DestinationLoad;
+  private readonly share: number;
 
   constructor(private readonly deps: DispatcherDeps) {
     const perDestination = deps.config.destinationConcurrency;
@@ -76,7 +77,8 @@ export class Dispatcher {
     // Refilled when half its waiting attempts are left: the claim has that many completions' time to come back
     // before a slot of the destination goes unused.
     const refillAt = perDestination + Math.floor(perDestination / 2);
-    this.load = new DestinationLoad(DESTINATION_SHARE * perDestination, refillAt, () => this.nudge());
+    this.share = DESTINATION_SHARE * perDestination;
+    this.load = new DestinationLoad(this.share, refillAt, () => this.nudge());
     this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
   }
 
@@ -137,31 +139,22 @@ export class Dispatcher {
     if (at < this.timerAt) this.arm(at);
   }
 
-  /**
-   * Capacity for the publish fast path: which of these messages (by destination URL) may be inserted already leased
-   * to this node. None past the node's free slots, nor past its destination's share.
-   */
-  reserve(urls: readonly string[]): boolean[] {
-    let free = this.stopped ? 0 : this.freeSlots();
-    return urls.map((url) => {
-      if (free <= 0 || !this.load.hasRoom(url)) return false;
-      free--;
-      this.reserved++;
-      this.load.add(url);
-      return true;
-    });
+  /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
+  reserve(n: number): number {
+    if (this.stopped) return 0;
+    const k = Math.max(0, Math.min(n, this.freeSlots()));
+    this.reserved += k;
+    return k;
   }
 
   /**
-   * Hands over messages inserted leased to this node, and returns the reservations that went unused. `reserved`:
-   * the URLs reserve() granted. `account`: theirs, as the publish just read it, so the attempts need not read it
-   * again.
+   * Hands over messages inserted leased to this node, and returns the reservations that went unused. `account`:
+   * theirs, as the publish just read it, so the attempts need not read it again.
    */
-  deliverLeased(messages: Message[], reserved: readonly string[], account?: Account): void {
-    this.reserved -= reserved.length;
-    for (const url of reserved) this.load.remove(url);
+  deliverLeased(messages: Message[], reservedCount: number, account?: Account): void {
+    this.reserved -= reservedCount;
     for (const m of messages) this.launch(m, account);
-    if (messages.length < reserved.length) this.nudge();
+    if (messages.length < reservedCount) this.nudge();
   }
 
   runOnce(): Promise<void> {
@@ -178,23 +171,31 @@ export class Dispatcher {
   private async claim(): Promise<void> {
     const { store, clock, config, log } = this.deps;
     let atCapacity = false;
+    /** The destination share of the last claim (smaller while the waiting room is full). */
+    let share = this.share;
     try {
       do {
         this.claimAgain = false;
         const free = this.freeSlots();
-        if (free <= 0 || this.stopped) {
+        const sendable = this.sendableSlots();
+        if (sendable <= 0 || this.stopped) {
           this.starved = true;
           atCapacity = true;
           break;
         }
+        // With the waiting room full, a claim still takes what can be sent at once: a destination then gets no more
+        // than its concurrency bound, so nothing more waits, and a room full of one destination's attempts never
+        // stops the others (docs/reliability.md "Isolation").
+        const roomToWait = free > 0;
+        share = roomToWait ? this.share : config.destinationConcurrency;
         const now = clock.now();
-        const limit = Math.min(free, MAX_CLAIM);
+        const limit = Math.min(roomToWait ? free : sendable, MAX_CLAIM);
         const batch = await store.messageLeaseDue({
           now,
           limit,
           owner: this.owner,
           leaseUntil: now + config.leaseMs,
-          destinations: this.load.shares(),
+          destinations: this.load.shares(share),
           ...(clock.liveOffsetMs ? { liveClockOffsetMs: clock.liveOffsetMs() } : {}),
         });
         const accounts = await this.accountsOf(batch);
@@ -202,15 +203,12 @@ export class Dispatcher {
         if (batch.length === limit) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
       // At capacity the next completion claims again (see launch): asking for the due time now would only spin.
-      // Messages of destinations at their share stay due; they are claimed when one refills (DestinationLoad).
-      const skipDestinations = this.load.full();
-      const next = atCapacity ? undefined : await store.messageNextDueAt({ now: clock.now(), skipDestinations });
+      // A claim that walked past destinations at their share left their due messages on purpose: only later ones
+      // arm the timer; those are claimed when their destination refills (DestinationLoad), or at the poll.
       const now = clock.now();
-      // Due now although skipped: a destination written in another form than its origin (src/domain/destination.ts),
-      // left alone by id. Looking again at once would only spin; the poll (or the refill) looks again.
-      const spin = next !== undefined && next <= now && skipDestinations.length > 0;
-      const at = spin || next === undefined ? Number.POSITIVE_INFINITY : next;
-      this.arm(Math.min(at, now + config.pollIntervalMs));
+      const after = this.load.full(share).length > 0 ? { after: now } : {};
+      const next = atCapacity ? undefined : await store.messageNextDueAt({ now, ...after });
+      this.arm(Math.min(next ?? Number.POSITIVE_INFINITY, now + config.pollIntervalMs));
     } catch (error) {
       log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
       this.arm(clock.now() + config.pollIntervalMs);
@@ -227,6 +225,12 @@ export class Dispatcher {
     const waiting = this.gate.waiting;
     const sending = this.inFlight.size - waiting;
     return Math.min(deliveryConcurrency - sending, WAITING_PER_SLOT * deliveryConcurrency - waiting) - this.reserved;
+  }
+
+  /** Slots for attempts that can be sent at once: the delivery concurrency minus the attempts sending and reserved. */
+  private sendableSlots(): number {
+    const sending = this.inFlight.size - this.gate.waiting;
+    return this.deps.config.deliveryConcurrency - sending - this.reserved;
   }
 
   private arm(at: number): void {
@@ -252,13 +256,21 @@ export class Dispatcher {
   }
 
   private launch(m: Message, account?: Account): void {
+    // Counted against its destination's share until its request ends (or the attempt fails before sending): an
+    // outcome still being written holds no connection, so it does not hold the destination's share either.
     this.load.add(m.url);
-    const run: Promise<void> = this.attempt(m, account)
+    let counted = true;
+    const leave = () => {
+      if (!counted) return;
+      counted = false;
+      this.load.remove(m.url);
+    };
+    const run: Promise<void> = this.attempt(m, leave, account)
       // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
         this.inFlight.delete(m.id);
-        this.load.remove(m.url);
+        leave();
         if (this.starved) {
           this.starved = false;
           this.nudge();
@@ -267,7 +279,7 @@ export class Dispatcher {
     this.inFlight.set(m.id, run);
   }
 
-  private async attempt(m: Message, known?: Account): Promise<void> {
+  private async attempt(m: Message, leave: () => void, known?: Account): Promise<void> {
     const { store, clock, http, dialect } = this.deps;
     const account = known ?? (await store.accountGet({ id: m.accountId }));
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
@@ -291,7 +303,10 @@ export class Dispatcher {
         timeoutMs,
         maxBodyBytes: limits.max_message_size,
       })
-      .finally(release);
+      .finally(() => {
+        release();
+        leave();
+      });
     const now = clock.now();
     const decision = decideOutcome({
       message: m,

@@ -28,13 +28,10 @@ export interface GroupResolver {
 export interface DeliveryHandoff {
   /** This node's lease owner id: messages inserted already leased to it are delivered by it. */
   readonly owner: string;
-  /**
-   * Capacity for the publish fast path: which of these messages (by URL) may be inserted already leased to this
-   * node (none past its free slots, nor past a destination's share of them: docs/reliability.md "Isolation").
-   */
-  reserve(urls: readonly string[]): boolean[];
-  /** Hands over messages inserted leased to this node and returns the reservations (the URLs granted) unused. */
-  deliverLeased(messages: Message[], reserved: readonly string[], account?: Account): void;
+  /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
+  reserve(n: number): number;
+  /** Hands over messages inserted leased to this node and returns the reservations that went unused. */
+  deliverLeased(messages: Message[], reservedCount: number, account?: Account): void;
   /** Asks for a claim soon (docs/glossary.md "nudge"). */
   nudge(): void;
   /** A message becomes due at `at`: the engine makes sure it looks by then. */

@@ -142,11 +142,9 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const immediate = built.filter(
     (b) => b.message.state === "CREATED" && b.message.dueAt <= now && !b.message.spec.flowControl,
   );
-  const granted = dispatcher.reserve(immediate.map((b) => b.message.url));
-  const fastPath = immediate.filter((_, i) => granted[i]);
-  const reserved = fastPath.map((b) => b.message.url);
+  const reserved = dispatcher.reserve(immediate.length);
   const leaseUntil = now + config.leaseMs;
-  const fast = new Set(fastPath.map((b) => b.message.id));
+  const fast = new Set(immediate.slice(0, reserved).map((b) => b.message.id));
   const items: InsertItem[] = built.map((b) =>
     fast.has(b.message.id) ? { ...b, leaseOwner: dispatcher.owner, leaseUntil } : b,
   );

@@ -171,9 +171,10 @@ export interface Store
   messageReleaseLeases(p: { now: number; expiredOnly: boolean; exceptOwner: string }): Promise<number>;
   /**
    * Earliest due time of a message waiting for an attempt (or of a flow-control wait list), to arm the timer.
-   * `skipDestinations`: destinations (origins) the claim skips now; their messages do not count.
+   * `after`: only messages due later than this (a claim that walked past destinations at their share left the
+   * messages due now on purpose: docs/reliability.md "Isolation").
    */
-  messageNextDueAt(p: { now: number; skipDestinations?: string[] }): Promise<number | undefined>;
+  messageNextDueAt(p: { now: number; after?: number }): Promise<number | undefined>;
   /** Applies an attempt's outcome if `owner` still holds the lease; false when the lease was lost meanwhile. */
   messageFinish(p: FinishParams): Promise<boolean>;
   /** Cancels matching messages (all of the account's when the filter is empty); returns how many. */

@@ -13,10 +13,9 @@ describe("DestinationLoad", () => {
     for (let i = 0; i < 4; i++) load.add(`${H}/p${i}`);
     load.add("HTTP://127.0.0.1:4000/other-form");
     load.add(`${O}/x`);
-    expect(load.hasRoom(`${H}/any`)).toBe(false);
-    expect(load.hasRoom(`${O}/any`)).toBe(true);
     expect(load.full()).toEqual([H]);
     expect(load.shares()).toEqual({ share: 4, inUse: [[H, 5], [O, 1]] });
+    expect(load.shares(2).share).toBe(2);
     load.remove(`${H}/p0`); // 4
     load.remove(`${H}/p1`); // 3: the mark
     load.remove(`${H}/p2`); // 2

@@ -13,18 +13,16 @@ import { WAKE_BATCH } from "../../domain/flow-claim.js";
 export const DESTINATION_KEY_SQL =
   "(CASE WHEN strpos(substr(url, 9), '/') > 0 THEN left(url, strpos(substr(url, 9), '/') + 7) ELSE url END)";
 
-/** `skip`: the candidates leave out the destination keys in `$3` (the variant runs only while one is skipped). */
-export const survey = (skip: boolean) => ({
-  name: skip ? "ferry_flow_survey_skipping" : "ferry_flow_survey",
+export const survey = {
+  name: "ferry_flow_survey",
   text: `(SELECT 'key' AS kind, account_id, key FROM flow_keys WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
     UNION ALL
     (SELECT 'account', account_id, NULL FROM flow_accounts WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
     UNION ALL
     (SELECT DISTINCT 'candidate', account_id, flow_key FROM (
       SELECT account_id, flow_key FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1
-      ${skip ? `AND ${DESTINATION_KEY_SQL} <> ALL($3::text[])` : ""}
       ORDER BY due_at LIMIT $2) c)`,
-});
+};
 export const lockAccounts = (skip: boolean) => ({
   name: skip ? "ferry_flow_try_lock_accounts" : "ferry_flow_lock_accounts",
   text: `SELECT f.account_id, f.wake_at, a.plan FROM flow_accounts f LEFT JOIN accounts a ON a.id = f.account_id

@@ -9,7 +9,6 @@ import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
-import { DESTINATION_KEY_SQL } from "./flow-control-sql.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
@@ -38,11 +37,10 @@ const deleteOwnedSql = (hold: boolean) => ({
   name: hold ? "ferry_finish_hold" : "ferry_finish_delete",
   text: `${removeOwned(hold)} RETURNING cancel_requested`,
 });
-/** The earliest due message past the destinations the claim skips (see messageNextDueAt). */
-const nextDueSkippingSql = {
-  name: "ferry_next_due_skipping",
-  text: `SELECT due_at AS due FROM messages WHERE state IN ('CREATED', 'RETRY')
-    AND ${DESTINATION_KEY_SQL} <> ALL($1::text[]) ORDER BY due_at LIMIT 1`,
+/** The earliest message due after `$1` (see messageNextDueAt): those due now were just left by the claim. */
+const nextDueAfterSql = {
+  name: "ferry_next_due_after",
+  text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at > $1",
 };
 const retryOwnedSql = {
   name: "ferry_finish_retry",
@@ -241,14 +239,12 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         return released;
       }),
 
-    messageNextDueAt: async ({ skipDestinations }) => {
-      const skip = skipDestinations ?? [];
+    messageNextDueAt: async ({ after }) => {
       const [row] = await ctx.query<{ due: number | null }>(
-        skip.length === 0
+        after === undefined
           ? { name: "ferry_next_due", text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')" }
-          : // Past the destinations the claim skips (their rows stay due): the walk of messages_due the claim makes.
-            nextDueSkippingSql,
-        skip.length === 0 ? [] : [skip],
+          : nextDueAfterSql,
+        after === undefined ? [] : [after],
       );
       // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
       const wake = await flowNextWakeAt(ctx);

@@ -7,7 +7,7 @@ import type { MessageQueries } from "../adapter-parts.js";
 import type { InsertItem, InsertResult } from "../store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
-import { DESTINATION_KEY_SQL, flowEngine } from "./flow-control.js";
+import { flowEngine } from "./flow-control.js";
 import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
@@ -73,10 +73,9 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
      WHERE state = 'ACTIVE' AND lease_owner IS NOT @exceptOwner`,
   );
   const nextDue = db.prepare("SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')");
-  // Past the destinations the claim skips (their rows stay due): the walk of messages_due that the claim makes.
-  const nextDueSkipping = db.prepare(
-    `SELECT due_at AS due FROM messages WHERE state IN ('CREATED', 'RETRY')
-       AND ${DESTINATION_KEY_SQL} NOT IN (SELECT value FROM json_each(?)) ORDER BY due_at LIMIT 1`,
+  // Only messages due later: those due now were just left by the claim (destinations at their share).
+  const nextDueAfter = db.prepare(
+    "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at > ?",
   );
   const deleteOwned = db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
   const ownedRow = db.prepare(
@@ -125,10 +124,8 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
     messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
       ctx.write(() => (expiredOnly ? releaseExpired.run({ now }) : releaseForeign.run({ now, exceptOwner })).changes),
 
-    messageNextDueAt: async ({ skipDestinations }) => {
-      const row = ((skipDestinations?.length ?? 0) > 0
-        ? (nextDueSkipping.get(JSON.stringify(skipDestinations)) ?? { due: null })
-        : nextDue.get()) as { due: number | null };
+    messageNextDueAt: async ({ after }) => {
+      const row = (after === undefined ? nextDue.get() : nextDueAfter.get(after)) as { due: number | null };
       // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
       const wake = flow.nextWakeAt();
       if (row.due === null) return wake;
