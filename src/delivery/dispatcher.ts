@@ -188,6 +188,8 @@ export class Dispatcher {
         // stops the others (docs/reliability.md "Isolation").
         const roomToWait = free > 0;
         share = roomToWait ? this.share : config.destinationConcurrency;
+        // As at capacity, the next completion (which may free the waiting room) looks for more work.
+        if (!roomToWait) this.starved = true;
         const now = clock.now();
         const limit = Math.min(roomToWait ? free : sendable, MAX_CLAIM);
         const batch = await store.messageLeaseDue({
