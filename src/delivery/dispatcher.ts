@@ -10,6 +10,7 @@ import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
+import { DestinationLoad } from "./destination-load.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
@@ -33,6 +34,13 @@ export interface DispatcherDeps {
 
 /** Attempts that may wait for a busy destination, per slot of delivery concurrency. */
 const WAITING_PER_SLOT = 4;
+
+/**
+ * A destination's share of the node's attempts, in units of its concurrency bound: as many waiting as sending, so
+ * that a finishing attempt hands its slot to a waiting one without a claim, and a claim refills it in one go
+ * (src/delivery/destination-load.ts).
+ */
+const DESTINATION_SHARE = 2;
 
 /** Largest claim in one statement: keeps each group-commit transaction short. */
 const MAX_CLAIM = 500;
@@ -64,9 +72,18 @@ export class Dispatcher {
 
   /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */
   private readonly gate: DestinationGate;
+  /** Attempts held per destination: the claim gives none past a destination's share. */
+  private readonly load: DestinationLoad;
+  private readonly share: number;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.gate = new DestinationGate(deps.config.destinationConcurrency);
+    const perDestination = deps.config.destinationConcurrency;
+    this.gate = new DestinationGate(perDestination);
+    // Refilled when half its waiting attempts are left: the claim has that many completions' time to come back
+    // before a slot of the destination goes unused.
+    const refillAt = perDestination + Math.floor(perDestination / 2);
+    this.share = DESTINATION_SHARE * perDestination;
+    this.load = new DestinationLoad(this.share, refillAt, () => this.nudge());
     for (const d of deps.dialects.all) {
       this.nonRetryableHeader.set(d.name, canonicalHeaderName(d.header("NonRetryable-Error")));
     }
@@ -179,22 +196,33 @@ export class Dispatcher {
   private async claim(): Promise<void> {
     const { store, clock, config, log } = this.deps;
     let atCapacity = false;
+    /** The destination share of the last claim (smaller while the waiting room is full). */
+    let share = this.share;
     try {
       do {
         this.claimAgain = false;
         const free = this.freeSlots();
-        if (free <= 0 || this.stopped) {
+        const sendable = this.sendableSlots();
+        if (sendable <= 0 || this.stopped) {
           this.starved = true;
           atCapacity = true;
           break;
         }
+        // With the waiting room full, a claim still takes what can be sent at once: a destination then gets no more
+        // than its concurrency bound, so nothing more waits, and a room full of one destination's attempts never
+        // stops the others (docs/reliability.md "Isolation").
+        const roomToWait = free > 0;
+        share = roomToWait ? this.share : config.destinationConcurrency;
+        // As at capacity, the next completion (which may free the waiting room) looks for more work.
+        if (!roomToWait) this.starved = true;
         const now = clock.now();
-        const limit = Math.min(free, MAX_CLAIM);
+        const limit = Math.min(roomToWait ? free : sendable, MAX_CLAIM);
         const batch = await store.messageLeaseDue({
           now,
           limit,
           owner: this.owner,
           leaseUntil: now + config.leaseMs,
+          destinations: this.load.shares(share),
           ...(clock.liveOffsetMs ? { liveClockOffsetMs: clock.liveOffsetMs() } : {}),
         });
         const accounts = await this.accountsOf(batch);
@@ -202,8 +230,12 @@ export class Dispatcher {
         if (batch.length === limit) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
       // At capacity the next completion claims again (see launch): asking for the due time now would only spin.
-      const next = atCapacity ? undefined : await store.messageNextDueAt({ now: clock.now() });
-      this.arm(Math.min(next ?? Number.POSITIVE_INFINITY, clock.now() + config.pollIntervalMs));
+      // A claim that walked past destinations at their share left their due messages on purpose: only later ones
+      // arm the timer; those are claimed when their destination refills (DestinationLoad), or at the poll.
+      const now = clock.now();
+      const after = this.load.full(share).length > 0 ? { after: now } : {};
+      const next = atCapacity ? undefined : await store.messageNextDueAt({ now, ...after });
+      this.arm(Math.min(next ?? Number.POSITIVE_INFINITY, now + config.pollIntervalMs));
     } catch (error) {
       log.error({ err: error }, "claiming due messages failed; retrying after the poll interval");
       this.arm(clock.now() + config.pollIntervalMs);
@@ -220,6 +252,12 @@ export class Dispatcher {
     const waiting = this.gate.waiting;
     const sending = this.inFlight.size - waiting;
     return Math.min(deliveryConcurrency - sending, WAITING_PER_SLOT * deliveryConcurrency - waiting) - this.reserved;
+  }
+
+  /** Slots for attempts that can be sent at once: the delivery concurrency minus the attempts sending and reserved. */
+  private sendableSlots(): number {
+    const sending = this.inFlight.size - this.gate.waiting;
+    return this.deps.config.deliveryConcurrency - sending - this.reserved;
   }
 
   private arm(at: number): void {
@@ -246,11 +284,21 @@ export class Dispatcher {
   }
 
   private launch(m: Message, account?: Account): void {
-    const run: Promise<void> = this.attempt(m, account)
+    // Counted against its destination's share until its request ends (or the attempt fails before sending): an
+    // outcome still being written holds no connection, so it does not hold the destination's share either.
+    this.load.add(m.url);
+    let counted = true;
+    const leave = () => {
+      if (!counted) return;
+      counted = false;
+      this.load.remove(m.url);
+    };
+    const run: Promise<void> = this.attempt(m, leave, account)
       // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
         this.inFlight.delete(m.id);
+        leave();
         if (this.starved) {
           this.starved = false;
           this.nudge();
@@ -259,7 +307,7 @@ export class Dispatcher {
     this.inFlight.set(m.id, run);
   }
 
-  private async attempt(m: Message, known?: Account): Promise<void> {
+  private async attempt(m: Message, leave: () => void, known?: Account): Promise<void> {
     const { store, clock, http } = this.deps;
     const dialect = this.deps.dialects.of(m.spec.dialect);
     const account = known ?? (await store.accountGet({ id: m.accountId }));
@@ -288,7 +336,10 @@ export class Dispatcher {
         timeoutMs,
         maxBodyBytes: limits.max_message_size,
       })
-      .finally(release);
+      .finally(() => {
+        release();
+        leave();
+      });
     // Abandoned at shutdown (stop): the request was aborted, and the message is delivered again after the restart.
     if (this.abandoned.has(m.id)) return;
     const now = clock.now();

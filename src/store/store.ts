@@ -1,3 +1,4 @@
+import type { DestinationShares } from "../domain/destination.js";
 import type { LogDetails, LogEntry } from "../domain/log.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { Account, AccountPatch, Outcome } from "../domain/records.js";
@@ -149,6 +150,9 @@ export interface Store
    * clock again once the claim holds its flow-control locks (with several nodes a claim may wait for another's locks,
    * and a rate window must start when its deliveries really go, not when the claim began). Absent for a pinned test
    * clock, whose `now` stands. A number, not a function, because the store runs in its own thread.
+   * `destinations`: the claiming node's destination shares (src/domain/destination.ts): no message goes to a
+   * destination past its share, and the rows of a destination at its share are walked past, left due, so that one
+   * destination's backlog never holds back the others (docs/reliability.md "Isolation").
    */
   messageLeaseDue(p: {
     now: number;
@@ -156,6 +160,7 @@ export interface Store
     owner: string;
     leaseUntil: number;
     liveClockOffsetMs?: number;
+    destinations?: DestinationShares;
   }): Promise<Message[]>;
   /**
    * Extends the leases of the attempts `owner` still runs: one statement per node instead of one per message.
@@ -164,8 +169,12 @@ export interface Store
   messageRenewLeases(p: { owner: string; ids: string[]; leaseUntil: number }): Promise<number>;
   /** Makes due again the messages whose lease expired (their node died), or every lease not held by `exceptOwner`. */
   messageReleaseLeases(p: { now: number; expiredOnly: boolean; exceptOwner: string }): Promise<number>;
-  /** Earliest due time of a message waiting for an attempt (or of a flow-control wait list), to arm the timer. */
-  messageNextDueAt(p: { now: number }): Promise<number | undefined>;
+  /**
+   * Earliest due time of a message waiting for an attempt (or of a flow-control wait list), to arm the timer.
+   * `after`: only messages due later than this (a claim that walked past destinations at their share left the
+   * messages due now on purpose: docs/reliability.md "Isolation").
+   */
+  messageNextDueAt(p: { now: number; after?: number }): Promise<number | undefined>;
   /** Applies an attempt's outcome if `owner` still holds the lease; false when the lease was lost meanwhile. */
   messageFinish(p: FinishParams): Promise<boolean>;
   /** Cancels matching messages (all of the account's when the filter is empty); returns how many. */

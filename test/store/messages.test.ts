@@ -45,6 +45,31 @@ for (const adapter of adapters) {
       expect((await items(b, NOW + 1000))[0]).toMatchObject({ messageId: b.id, deduplicated: false });
     });
 
+    it("leases no message past its destination's share of the node, walking past that destination's rows", async () => {
+      const hung = "http://127.0.0.1:4000";
+      // The hung destination's rows come first in due order; one is written in another form than its origin.
+      const stuck = Array.from({ length: 6 }, (_, i) => message({ url: `${hung}/s/${i}`, dueAt: NOW - 100 + i }));
+      const oddForm = message({ url: "HTTP://127.0.0.1:4000/odd", dueAt: NOW - 50 });
+      const others = [1, 2].map((i) => message({ url: `http://127.0.0.1:5000/o${i}`, dueAt: NOW - 10 + i }));
+      const later = message({ url: `${hung}/later`, dueAt: NOW + 5000 });
+      await insert(...stuck, oddForm, ...others, later);
+      const lease = (owner: string, inUse: [string, number][]) =>
+        store.messageLeaseDue({ now: NOW, limit: 10, owner, leaseUntil: NOW + 1000, destinations: { share: 3, inUse } });
+
+      // At its share: none of its rows, whatever their form; the others all.
+      const a = await lease("A", [[hung, 3]]);
+      expect(a.map((m) => m.id)).toEqual(others.map((m) => m.id));
+      // Room for two: its two oldest, then its rows stay due.
+      const b = await lease("B", [[hung, 1]]);
+      expect(b.map((m) => m.id)).toEqual([stuck[0]!.id, stuck[1]!.id]);
+      // The rows left due do not arm the dispatcher's timer when it asks for later ones only.
+      expect(await store.messageNextDueAt({ now: NOW })).toBe(stuck[2]!.dueAt);
+      expect(await store.messageNextDueAt({ now: NOW, after: NOW })).toBe(later.dueAt);
+      // Without shares (another caller, or a node with room): due order as ever.
+      const c = await store.messageLeaseDue({ now: NOW, limit: 10, owner: "C", leaseUntil: NOW + 1000 });
+      expect(c.map((m) => m.id)).toEqual([...stuck.slice(2), oddForm].map((m) => m.id));
+    });
+
     it("leases only due messages, oldest due first, each to one owner", async () => {
       const late = message({ dueAt: NOW + 10_000 });
       const first = message({ dueAt: NOW - 2 });

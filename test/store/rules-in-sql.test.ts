@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimKeyOf, skippableKeyOf } from "../../src/domain/destination.js";
 import { wakeOnLeavingActive } from "../../src/domain/flow-claim.js";
+import { DESTINATION_KEY_SQL as PG_DESTINATION_KEY } from "../../src/store/postgres/flow-control-sql.js";
+import { DESTINATION_KEY_SQL as SQLITE_DESTINATION_KEY } from "../../src/store/sqlite/flow-control.js";
 import type { MessageState } from "../../src/domain/message.js";
 import { promotedState, type QueueRow, queueSlotCount, slotMoves } from "../../src/domain/queue-slots.js";
 import type { Store } from "../../src/store/store.js";
@@ -24,6 +27,31 @@ const slotCases: { rows: [MessageState, number][]; parallelism: number; paused: 
   { rows: [["QUEUED", 3], ["QUEUED", 0], ["QUEUED", 0], ["QUEUED", 0]], parallelism: 10, paused: false },
 ];
 
+/** URLs as publishers write them, plain and odd: the claim's key must be computed alike in TypeScript and SQL. */
+const destinationKeyCases = [
+  "http://127.0.0.1:4000/hook",
+  "https://a/",
+  "http://a/x/y?z=/w",
+  "https://example.com",
+  "http://a?x=/y",
+  "HTTP://Example.COM:80/x",
+  "http://user:pw@h:1/p",
+  "https://[::1]:8443/é/ü",
+  "http:/h/x",
+  "http",
+];
+
+describe("the claim's destination key", () => {
+  it("skips only URLs of one origin: a skippable key is the origin, and every URL with that key has it", () => {
+    expect(skippableKeyOf("http://127.0.0.1:4000/hook")).toBe("http://127.0.0.1:4000");
+    expect(skippableKeyOf("https://[::1]:8443/x")).toBe("https://[::1]:8443");
+    expect(skippableKeyOf("https://example.com")).toBe("https://example.com");
+    for (const odd of ["HTTP://Example.COM:80/x", "http://user:pw@h:1/p", "http://a?x=/y", "http:/h/x", "http://h:80/"]) {
+      expect(skippableKeyOf(odd), odd).toBeUndefined();
+    }
+  });
+});
+
 for (const adapter of adapters) {
   describe(`rules applied in SQL agree with their pure function: ${adapter.name}`, () => {
     let opened: OpenedStore;
@@ -35,6 +63,14 @@ for (const adapter of adapters) {
     });
     afterEach(async () => {
       await opened.dispose();
+    });
+
+    it("the claim's destination key (DESTINATION_KEY_SQL) is claimKeyOf, URL by URL", async () => {
+      const expr = adapter.name === "postgres" ? PG_DESTINATION_KEY : SQLITE_DESTINATION_KEY;
+      for (const url of destinationKeyCases) {
+        const [row] = await opened.sql<{ k: string }>(`SELECT ${expr} AS k FROM (SELECT $1 AS url) u`, [url]);
+        expect(row!.k, url).toBe(claimKeyOf(url));
+      }
     });
 
     it("queue slot moves, case by case", async () => {

@@ -5,6 +5,14 @@ import { WAKE_BATCH } from "../../domain/flow-claim.js";
  * src/domain/flow-claim.ts decides. Named statements, prepared once per connection.
  */
 
+/**
+ * claimKeyOf (src/domain/destination.ts) in SQL: the URL up to the first "/" from its ninth character on. The
+ * claim walks past the rows of destinations whose share of the claiming node is used up by this key
+ * (docs/reliability.md "Isolation").
+ */
+export const DESTINATION_KEY_SQL =
+  "(CASE WHEN strpos(substr(url, 9), '/') > 0 THEN left(url, strpos(substr(url, 9), '/') + 7) ELSE url END)";
+
 export const survey = {
   name: "ferry_flow_survey",
   text: `(SELECT 'key' AS kind, account_id, key FROM flow_keys WHERE wake_at <= $1 ORDER BY wake_at LIMIT ${WAKE_BATCH})
@@ -77,12 +85,17 @@ export const release = {
     UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END, wait_reason = NULL
     WHERE seq IN (SELECT seq FROM picked) AND state = 'WAITING'`,
 };
-/** Same shape as the foundation's claim (partial index messages_due); `$3` are candidates left for another claim. */
-export const candidates = {
-  name: "ferry_flow_candidates",
+/**
+ * Same shape as the foundation's claim (partial index messages_due); `$3` are candidates left for another claim.
+ * `skip`: also past the destination keys in `$4` (the variant runs only while one is skipped, so the usual claim
+ * keeps its statement).
+ */
+export const candidates = (skip: boolean) => ({
+  name: skip ? "ferry_flow_candidates_skipping" : "ferry_flow_candidates",
   text: `SELECT * FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1 AND seq <> ALL($3::int8[])
+    ${skip ? `AND ${DESTINATION_KEY_SQL} <> ALL($4::text[])` : ""}
     ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-};
+});
 /** Starts (reason NULL) and parks (reason 'key' or 'global') the candidates of one round. */
 export const apply = {
   name: "ferry_flow_apply",

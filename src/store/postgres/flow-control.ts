@@ -1,4 +1,5 @@
 import { claimTime } from "../claim-clock.js";
+import { ClaimDestinations, type DestinationShares } from "../../domain/destination.js";
 import * as claimRules from "../../domain/flow-claim.js";
 import { nextWakeAt } from "../../domain/flow-window.js";
 import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
@@ -176,8 +177,11 @@ class ClaimRun {
     return released > 0;
   }
 
-  /** Claims up to `limit` admissible candidates: every candidate either starts, waits, or is left to another claim. */
-  async claim(limit: number, owner: string, leaseUntil: number): Promise<Message[]> {
+  /**
+   * Claims up to `limit` admissible candidates: every candidate either starts, waits, or is left to another claim.
+   * A candidate whose destination has no room on this node (`destinations`) is left due, untouched.
+   */
+  async claim(limit: number, owner: string, leaseUntil: number, destinations: ClaimDestinations): Promise<Message[]> {
     const { tx, now } = this;
     const started: Message[] = [];
     const leftAlone: number[] = [];
@@ -185,7 +189,11 @@ class ClaimRun {
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
-      const rows = await tx.query<MessageRow>(sql.candidates, [now, want, leftAlone]);
+      const skip = destinations.skipKeys;
+      const rows = await tx.query<MessageRow>(
+        sql.candidates(skip.length > 0),
+        skip.length > 0 ? [now, want, leftAlone, skip] : [now, want, leftAlone],
+      );
       if (rows.length === 0) break;
       scanned += rows.length;
       // Rows met for the first time now are only taken if free: waiting here could deadlock (see the top).
@@ -202,6 +210,10 @@ class ClaimRun {
       if (await this.wake()) continue;
       const decided: { row: MessageRow; reason: "key" | "global" | null }[] = [];
       for (const row of rows) {
+        if (!destinations.hasRoom(row.url)) {
+          if (!destinations.isSkipped(row.url)) leftAlone.push(row.seq);
+          continue;
+        }
         const account = this.accounts.get(row.account_id);
         const slot = row.flow_key === null ? undefined : this.keys.get(slotKey(row.account_id, row.flow_key));
         if (!account || (row.flow_key !== null && !slot)) {
@@ -210,6 +222,7 @@ class ClaimRun {
         }
         const decision = claimRules.decideCandidate(account, slot, now);
         decided.push({ row, reason: decision === "start" ? null : decision });
+        if (decision === "start") destinations.take(row.url);
       }
       if (decided.length > 0) {
         await tx.execute(sql.apply, [decided.map((d) => d.row.seq), decided.map((d) => d.reason), owner, leaseUntil]);
@@ -250,10 +263,20 @@ class ClaimRun {
 /** The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`. */
 export async function flowClaim(
   tx: Tx,
-  p: { now: number; limit: number; owner: string; leaseUntil: number; liveClockOffsetMs?: number },
+  p: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseUntil: number;
+    liveClockOffsetMs?: number;
+    destinations?: DestinationShares;
+  },
 ): Promise<{ messages: Message[]; startedAt: number }> {
   const run = new ClaimRun(tx, p.now);
+  const destinations = new ClaimDestinations(p.destinations);
   // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
+  // The survey does not walk past destinations at their share (a walk more per claim): rows it did not foresee are
+  // locked with SKIP LOCKED when met, as any row met late.
   const seen = await tx.query<{ kind: string; account_id: string; key: string | null }>(sql.survey, [p.now, p.limit]);
   if (seen.length === 0) return { messages: [], startedAt: p.now };
   await run.acquire(
@@ -266,7 +289,7 @@ export async function flowClaim(
   // than a period after them, and a destination would see two windows' worth within one period.
   run.now = Math.max(run.now, claimTime(p));
   await run.wake();
-  const messages = await run.claim(p.limit, p.owner, p.leaseUntil);
+  const messages = await run.claim(p.limit, p.owner, p.leaseUntil, destinations);
   await run.save();
   return { messages, startedAt: run.now };
 }

@@ -37,6 +37,11 @@ const deleteOwnedSql = (hold: boolean) => ({
   name: hold ? "ferry_finish_hold" : "ferry_finish_delete",
   text: `${removeOwned(hold)} RETURNING cancel_requested`,
 });
+/** The earliest message due after `$1` (see messageNextDueAt): those due now were just left by the claim. */
+const nextDueAfterSql = {
+  name: "ferry_next_due_after",
+  text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at > $1",
+};
 const retryOwnedSql = {
   name: "ferry_finish_retry",
   text: `UPDATE messages SET state = 'RETRY', due_at = $3, retried = retried + 1, lease_owner = NULL, lease_until = NULL
@@ -234,11 +239,13 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         return released;
       }),
 
-    messageNextDueAt: async () => {
-      const [row] = await ctx.query<{ due: number | null }>({
-        name: "ferry_next_due",
-        text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')",
-      });
+    messageNextDueAt: async ({ after }) => {
+      const [row] = await ctx.query<{ due: number | null }>(
+        after === undefined
+          ? { name: "ferry_next_due", text: "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')" }
+          : nextDueAfterSql,
+        after === undefined ? [] : [after],
+      );
       // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
       const wake = await flowNextWakeAt(ctx);
       const due = row?.due ?? undefined;

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { ClaimDestinations, type DestinationShares } from "../../domain/destination.js";
 import * as claimRules from "../../domain/flow-claim.js";
 import { type FlowLimits, mergeConfig, nextWakeAt, sameLimits } from "../../domain/flow-window.js";
 import type { Message, NewMessage } from "../../domain/message.js";
@@ -44,8 +45,17 @@ export interface FlowEngine {
   fastPathAllowed(m: NewMessage): boolean;
   /** Records a message's key configuration (unless pinned); called for every inserted row. */
   noteInsert(m: NewMessage): void;
-  /** The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`. */
-  claim(p: { now: number; limit: number; owner: string; leaseUntil: number }): Message[];
+  /**
+   * The claim: wake due wait lists, then lease up to `limit` admissible due messages to `owner`, none to a
+   * destination whose share of the node is used up (`destinations`, src/domain/destination.ts).
+   */
+  claim(p: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseUntil: number;
+    destinations?: DestinationShares;
+  }): Message[];
   /** A message left ACTIVE: wake its key's and its account's wait lists if they have any. */
   afterFinish(m: Message, now: number): void;
   /** Earliest time a wait list may move again, to arm the dispatcher's timer. */
@@ -54,6 +64,13 @@ export interface FlowEngine {
   countActive(accountId: string, key: string): number;
   countWaiting(accountId: string, key: string): number;
 }
+
+/**
+ * claimKeyOf (src/domain/destination.ts) in SQL: the URL up to the first "/" from its ninth character on. Built from
+ * substr and instr only, so it costs little per row walked.
+ */
+export const DESTINATION_KEY_SQL =
+  "(CASE WHEN instr(substr(url, 9), '/') > 0 THEN substr(url, 1, instr(substr(url, 9), '/') + 7) ELSE url END)";
 
 const engines = new WeakMap<Database.Database, FlowEngine>();
 
@@ -134,6 +151,13 @@ function createEngine(db: Database.Database): FlowEngine {
   const candidates = db.prepare(
     "SELECT * FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= ? ORDER BY due_at LIMIT ?",
   );
+  // The same, past the rows of destinations whose share of this node is used up (docs/reliability.md "Isolation"):
+  // still one walk of messages_due in due order, filtered by a prefix of the URL and by the rows left alone.
+  const candidatesSkipping = db.prepare(
+    `SELECT * FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= ?
+       AND ${DESTINATION_KEY_SQL} NOT IN (SELECT value FROM json_each(?)) AND seq NOT IN (SELECT value FROM json_each(?))
+     ORDER BY due_at LIMIT ?`,
+  );
   const admit = db.prepare(
     `UPDATE messages SET state = 'ACTIVE', lease_owner = ?, lease_until = ?
      WHERE seq IN (SELECT value FROM json_each(?))`,
@@ -194,8 +218,16 @@ function createEngine(db: Database.Database): FlowEngine {
     return claimRules.fastPathRoom({ plan: a.plan, waiting: a.wake_at !== null, active: a.active ?? 0 }) > 0;
   }
 
-  function claim(p: { now: number; limit: number; owner: string; leaseUntil: number }): Message[] {
+  function claim(p: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseUntil: number;
+    destinations?: DestinationShares;
+  }): Message[] {
     const { now, limit, owner, leaseUntil } = p;
+    const destinations = new ClaimDestinations(p.destinations);
+    const leftAlone: number[] = [];
     const keys = new Map<string, KeySlot>();
     const accounts = new Map<string, AccountSlot>();
 
@@ -248,19 +280,32 @@ function createEngine(db: Database.Database): FlowEngine {
     let scanned = 0;
     while (started.length < limit && scanned < scanBudget) {
       const want = limit - started.length;
-      const rows = candidates.all(now, want) as MessageRow[];
+      const skip = destinations.skipKeys;
+      const rows = (
+        skip.length === 0 && leftAlone.length === 0
+          ? candidates.all(now, want)
+          : candidatesSkipping.all(now, JSON.stringify(skip), JSON.stringify(leftAlone), want)
+      ) as MessageRow[];
       if (rows.length === 0) break;
       scanned += rows.length;
       const admitted: MessageRow[] = [];
       const parkedKey: number[] = [];
       const parkedGlobal: number[] = [];
       for (const row of rows) {
+        // A destination at its share stays due, untouched, for a claim with room (this node's later, or another's).
+        if (!destinations.hasRoom(row.url)) {
+          if (!destinations.isSkipped(row.url)) leftAlone.push(row.seq);
+          continue;
+        }
         const account = accountSlot(row.account_id);
         const slot = row.flow_key === null ? undefined : keySlot(row.account_id, row.flow_key, row);
         const decision = claimRules.decideCandidate(account, slot, now);
         if (decision === "key") parkedKey.push(row.seq);
         else if (decision === "global") parkedGlobal.push(row.seq);
-        else admitted.push(row);
+        else {
+          admitted.push(row);
+          destinations.take(row.url);
+        }
       }
       if (admitted.length > 0) admit.run(owner, leaseUntil, JSON.stringify(admitted.map((r) => r.seq)));
       if (parkedKey.length > 0) park.run("key", JSON.stringify(parkedKey));

@@ -73,6 +73,10 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
      WHERE state = 'ACTIVE' AND lease_owner IS NOT @exceptOwner`,
   );
   const nextDue = db.prepare("SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY')");
+  // Only messages due later: those due now were just left by the claim (destinations at their share).
+  const nextDueAfter = db.prepare(
+    "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at > ?",
+  );
   const deleteOwned = db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
   const ownedRow = db.prepare(
     "SELECT cancel_requested FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'",
@@ -105,11 +109,11 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
       return row ? messageFromRow(row) : undefined;
     },
 
-    messageLeaseDue: ({ now, limit, owner, leaseUntil, liveClockOffsetMs }) =>
+    messageLeaseDue: ({ now, limit, owner, leaseUntil, liveClockOffsetMs, destinations }) =>
       ctx.write(() => {
         // The write may have queued behind others: windows start when the claim really runs (see the Store).
         const at = claimTime({ now, ...(liveClockOffsetMs === undefined ? {} : { liveClockOffsetMs }) });
-        const messages = flow.claim({ now: at, limit, owner, leaseUntil });
+        const messages = flow.claim({ now: at, limit, owner, leaseUntil, ...(destinations ? { destinations } : {}) });
         for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", at));
         return messages;
       }),
@@ -120,8 +124,8 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
     messageReleaseLeases: ({ now, expiredOnly, exceptOwner }) =>
       ctx.write(() => (expiredOnly ? releaseExpired.run({ now }) : releaseForeign.run({ now, exceptOwner })).changes),
 
-    messageNextDueAt: async () => {
-      const row = nextDue.get() as { due: number | null };
+    messageNextDueAt: async ({ after }) => {
+      const row = (after === undefined ? nextDue.get() : nextDueAfter.get(after)) as { due: number | null };
       // A wait list whose rate window ends (or that is due a re-check) counts as due work too.
       const wake = flow.nextWakeAt();
       if (row.due === null) return wake;
