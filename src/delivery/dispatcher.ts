@@ -13,6 +13,8 @@ import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
+import { failedRunEnd, prepareWorkflowAttempt } from "./workflow-delivery.js";
+import { logEntry } from "../domain/log.js";
 
 export interface DispatcherDeps {
   store: Store;
@@ -239,6 +241,11 @@ export class Dispatcher {
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
     const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
+    // A run's step carries the run's history instead of its stored body (docs/workflows.md "Deliveries").
+    const workflow = await prepareWorkflowAttempt(store, m, dialect, clock.now());
+    if (workflow === "drop") return this.drop(m);
+    const headers = deliveryHeaders({ message: m, dialect });
+    if (workflow) Object.assign(headers, workflow.headers);
     const release = await this.gate.acquire(m.url);
     // Measured from when the destination's slot is held: the attempt, not the wait for its bound.
     const startedAt = clock.now();
@@ -246,14 +253,14 @@ export class Dispatcher {
       .send({
         url: m.url,
         method: m.spec.method,
-        headers: deliveryHeaders({ message: m, dialect }),
+        headers,
         sign: {
           header: dialect.header("Signature"),
           key: account.currentSigningKey,
           issuer: dialect.issuer,
           nowMs: clock.now(),
         },
-        body: m.body,
+        body: workflow ? workflow.body : m.body,
         timeoutMs,
         maxBodyBytes: limits.max_message_size,
       })
@@ -266,8 +273,11 @@ export class Dispatcher {
       nonRetryableHeader: this.nonRetryableHeader,
       callbacks: this.deps.callbacks,
       dlqIds: this.deps.dlqIds,
+      ...(workflow ? { workflow: workflow.run } : {}),
     });
-    const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
+    const o = decision.outcome;
+    const workflowEnd = workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now) } : {};
+    const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision, ...workflowEnd });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
     else recordAttempt(m, decision.outcome.kind, startedAt, now);
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
@@ -279,6 +289,19 @@ export class Dispatcher {
     if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined || mayReleaseWaiting) {
       this.nudge();
     }
+  }
+
+  /** A run's message whose run ended (or whose wait was notified): it ends without reaching the endpoint. */
+  private async drop(m: Message): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.store.messageFinish({
+      message: m,
+      owner: this.owner,
+      now,
+      outcome: { kind: "canceled" },
+      logs: [logEntry(m, "CANCELED", now)],
+      newMessages: [],
+    });
   }
 
   private async renewLeases(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { HeaderMap } from "./headers.js";
 import type { RedactSpec } from "./redact.js";
+import type { WorkflowLink } from "./workflow.js";
 
 /**
  * Internal states of a row in the hot `messages` table. Public log states (docs/states.md) are a superset:
@@ -57,6 +58,8 @@ export interface MessageSpec {
   labels?: string[];
   redact?: RedactSpec;
   flowControl?: FlowControl;
+  /** Set on the messages of a workflow run (docs/workflows.md). */
+  workflow?: WorkflowLink;
 }
 
 /** One row of the hot table, as the store returns it. */

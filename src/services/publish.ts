@@ -9,6 +9,7 @@ import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
+import { publishWorkflowMessage, withoutTransportHeaders, workflowRunIdOf } from "./workflow-publish.js";
 
 export interface PublishInput {
   account: Account;
@@ -135,9 +136,17 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const now = clock.now();
   const { targets, defaultHeaders } =
     input.resolved ?? (await resolveTargets(services, input.account, input.destination));
-  const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  // A workflow message (docs/workflows.md): its transport headers forwarded by the SDK are dropped, not refused.
+  const runId = workflowRunIdOf(input.source, dialect);
+  const source = runId === undefined ? input.source : withoutTransportHeaders(input.source, dialect);
+  const parsed = parsePublishConfig(withDefaults(source, defaultHeaders), dialect, limits, now);
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
+  if (runId !== undefined) {
+    if (built.length !== 1) throw invalidField("destination", "a workflow message goes to one URL, not a URL group");
+    const message = built[0]!.message;
+    return [await publishWorkflowMessage(services, { accountId: input.account.id, source, parsed, message, now })];
+  }
 
   const immediate = built.filter(
     (b) => b.message.state === "CREATED" && b.message.dueAt <= now && !b.message.spec.flowControl,
