@@ -1,4 +1,6 @@
-import { Client } from "@upstash/workflow";
+import { Client as QstashClient } from "@upstash/qstash";
+import { Client, WorkflowNonRetryableError, WorkflowRetryAfterError } from "@upstash/workflow";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/eventually.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -70,5 +72,149 @@ describe("workflows with the official SDK", () => {
     expect(run.label).toBe("first-run");
     // Every call of the endpoint succeeded (the SDK answers 500 on a malformed delivery).
     expect(app.calls.filter((c) => c.status >= 300)).toEqual([]);
+  });
+
+  it("a failed step fails the run and calls the failure function with the run id and the initial payload", async () => {
+    const failures: { runId: string; payload: unknown; status: number; createdAt: number }[] = [];
+    let attempts = 0;
+    const url = app.workflow(
+      "/wf/fails",
+      async (context) => {
+        await context.run("ok", () => "fine");
+        await context.run("boom", () => {
+          attempts++;
+          throw new Error("step exploded");
+        });
+      },
+      {
+        failureFunction: async ({ context, failStatus }) => {
+          failures.push({
+            runId: context.workflowRunId,
+            payload: context.requestPayload,
+            status: failStatus,
+            createdAt: context.workflowRunCreatedAt,
+          });
+        },
+      },
+    );
+    const { workflowRunId } = await client.trigger({ url, body: { order: 7 }, retries: 1, retryDelay: "0" });
+    const run = await finished(workflowRunId, "RUN_FAILED");
+    await eventually(() => expect(failures).toHaveLength(1), 10_000);
+    expect(failures[0]).toMatchObject({ runId: workflowRunId, payload: { order: 7 }, status: 500 });
+    expect(failures[0]!.createdAt).toBe(run.workflowRunCreatedAt);
+    // The trigger's retries (1) applied to the later step: two attempts, not the default four.
+    expect(attempts).toBe(2);
+    expect(run.dlqId).toBeDefined();
+  });
+
+  it("a WorkflowNonRetryableError (489) fails the run at once", async () => {
+    let attempts = 0;
+    const statuses: number[] = [];
+    const url = app.workflow(
+      "/wf/non-retryable",
+      async (context) => {
+        await context.run("once", () => {
+          attempts++;
+          throw new WorkflowNonRetryableError("give up");
+        });
+      },
+      { failureFunction: async ({ failStatus }) => void statuses.push(failStatus) },
+    );
+    const { workflowRunId } = await client.trigger({ url, body: "x", retries: 3 });
+    await finished(workflowRunId, "RUN_FAILED");
+    await eventually(() => expect(statuses).toEqual([489]), 10_000);
+    expect(attempts).toBe(1);
+  });
+
+  it("a WorkflowRetryAfterError is retried after its Retry-After, not the run's retry delay", async () => {
+    let attempts = 0;
+    const url = app.workflow("/wf/retry-after", async (context) => {
+      return context.run("later", () => {
+        attempts++;
+        if (attempts === 1) throw new WorkflowRetryAfterError("not yet", 1);
+        return "done";
+      });
+    });
+    // A retry delay of 100 s: the run ends within the test's bound only if Retry-After (1 s) wins.
+    const { workflowRunId } = await client.trigger({ url, body: "x", retries: 2, retryDelay: "100000" });
+    const run = await finished(workflowRunId);
+    expect(run.workflowRunResponse).toBe(JSON.stringify("done"));
+    expect(attempts).toBe(2);
+  });
+
+  it("forwards the trigger's headers to every later step; a second Init with the same id is deduplicated", async () => {
+    const headersSeen: (string | null)[] = [];
+    let firstSteps = 0;
+    const url = app.workflow("/wf/headers", async (context) => {
+      await context.run("first", () => {
+        firstSteps++;
+      });
+      await context.run("second", () => void headersSeen.push(context.headers.get("x-trigger")));
+    });
+    const id = `dedup-${Date.now()}`;
+    const { workflowRunId } = await client.trigger({ url, body: "x", workflowRunId: id, headers: { "x-trigger": "yes" } });
+    const again = await client.trigger({ url, body: "y", workflowRunId: id, headers: { "x-trigger": "no" } });
+    expect(again.workflowRunId).toBe(workflowRunId);
+    const run = await finished(workflowRunId);
+    expect(run.steps[0]!.steps[0]!.out).toBe("x");
+    expect(headersSeen).toEqual(["yes"]);
+    expect(firstSteps).toBe(1);
+  });
+
+  it("refuses a step for a finished or cancelled run with a 400 for the whole batch", async () => {
+    const url = app.workflow("/wf/short", async (context) => context.run("only", () => 1));
+    const { workflowRunId } = await client.trigger({ url, body: "x" });
+    await finished(workflowRunId);
+    const qstash = new QstashClient({ baseUrl: server.url, token: server.token });
+    const step = {
+      url,
+      body: JSON.stringify({ stepId: 2, stepName: "late", stepType: "Run", out: "1", concurrent: 1 }),
+      headers: {
+        "Upstash-Workflow-Init": "false",
+        "Upstash-Workflow-RunId": workflowRunId,
+        "Upstash-Workflow-Url": url,
+        "Upstash-Forward-Upstash-Workflow-Sdk-Version": "1",
+      },
+    };
+    const refused = await qstash.batch([{ url: app.url("/plain"), body: "other" }, step]).catch((e: unknown) => e);
+    expect(String(refused)).toMatch(/Upstash-Workflow-RunId.*has ended \(RUN_SUCCESS\)/);
+    const res = await server.call("POST", "/v2/batch", {
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([{ destination: url, headers: step.headers, body: step.body }]),
+    });
+    expect(res.status).toBe(400);
+
+    const cancelUrl = app.workflow("/wf/sleepy", async (context) => {
+      await context.sleep("long", 3600);
+    });
+    const cancelled = await client.trigger({ url: cancelUrl, body: "x" });
+    await eventually(async () => {
+      const { runs } = await client.logs({ workflowRunId: cancelled.workflowRunId });
+      expect(runs[0]?.steps.length).toBeGreaterThan(1);
+    }, 10_000);
+    await client.cancel({ ids: cancelled.workflowRunId });
+    await finished(cancelled.workflowRunId, "RUN_CANCELED");
+    const late = await server.call("POST", "/v2/batch", {
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([{ destination: cancelUrl, headers: { ...step.headers, "Upstash-Workflow-RunId": cancelled.workflowRunId } }]),
+    });
+    expect(late.status).toBe(400);
+    expect(late.json.error).toContain("RUN_CANCELED");
+  });
+
+  it("a run started by a plain POST to the endpoint starts: the forwarded Host, Content-Length and Connection are dropped", async () => {
+    const done: string[] = [];
+    const url = app.workflow(
+      "/wf/plain-start",
+      async (context) => {
+        await context.run("go", () => void done.push(String(context.requestPayload)));
+      },
+      { receiver: undefined },
+    );
+    const res = await request(url, { method: "POST", body: "hello", headers: { connection: "keep-alive" } });
+    const answer = (await res.body.json()) as { workflowRunId: string };
+    expect(res.statusCode).toBe(200);
+    await finished(answer.workflowRunId);
+    expect(done).toEqual(["hello"]);
   });
 });
