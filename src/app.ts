@@ -4,7 +4,7 @@ import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
-import { workflowRoutes } from "./http/routes/workflows.js";
+import { workflowDlqRoutes, workflowHookRoutes, workflowRoutes } from "./http/routes/workflows.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { accountRoutes } from "./http/routes/account.js";
 import { consoleRoutes } from "./http/routes/console.js";
@@ -70,7 +70,10 @@ export function buildApp(services: Services): FastifyInstance {
     flowControlRoutes(messaging, services);
     accountRoutes(messaging, services);
     workflowRoutes(messaging, services);
+    workflowDlqRoutes(messaging, services);
   });
+  // Webhook URLs are called by third parties without a token (docs/workflows.md "Webhooks").
+  app.register(async (hooks) => workflowHookRoutes(hooks, services));
 
   // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
   app.register(async (management) => {

@@ -155,8 +155,12 @@ export function invokeResultStep(invoker: RunInvoker, child: Pick<WorkflowRun, "
   return Buffer.from(JSON.stringify({ ...invoker.step, out: JSON.stringify(out) }));
 }
 
-/** The webhook call as event data (contract §6.6). */
+/**
+ * The webhook call as event data (contract §6.6). `proto` is the URL scheme: the SDK rebuilds the call as a Request
+ * from `${proto}://${host}${url}` (LazyWaitForWebhookStep.safeParseOut).
+ */
 export function webhookEventData(p: {
+  proto: string;
   method: string;
   headers: Record<string, string[]>;
   body: Buffer;
@@ -164,7 +168,7 @@ export function webhookEventData(p: {
   url: string;
 }): Buffer {
   return Buffer.from(
-    JSON.stringify({ method: p.method, header: p.headers, body: p.body.toString("base64"), proto: "HTTP/1.1", host: p.host, url: p.url }),
+    JSON.stringify({ method: p.method, header: p.headers, body: p.body.toString("base64"), proto: p.proto, host: p.host, url: p.url }),
   );
 }
 

@@ -20,6 +20,8 @@ export interface PublishInput {
   callerIp: string;
   queueName?: string;
   scheduleId?: string;
+  /** A run created by `POST /v2/trigger` (docs/workflows.md "REST trigger"). */
+  restTrigger?: boolean;
   /** Targets resolved beforehand (batch): publish then runs synchronously up to its insert, keeping item order. */
   resolved?: { targets: PublishTarget[]; defaultHeaders: HeaderMap };
 }
@@ -145,7 +147,8 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   if (runId !== undefined) {
     if (built.length !== 1) throw invalidField("destination", "a workflow message goes to one URL, not a URL group");
     const message = built[0]!.message;
-    return [await publishWorkflowMessage(services, { accountId: input.account.id, source, parsed, message, now })];
+    const wf = { accountId: input.account.id, source, parsed, message, now, restTrigger: input.restTrigger === true };
+    return [await publishWorkflowMessage(services, wf)];
   }
 
   const immediate = built.filter(

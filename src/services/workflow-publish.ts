@@ -63,6 +63,8 @@ export interface WorkflowPublishInput {
   /** The message publish built (one target): its spec, id and due time are kept. */
   message: NewMessage;
   now: number;
+  /** Created by `POST /v2/trigger`: the SDK restarts it with its own Init (contract §6.11). */
+  restTrigger?: boolean;
 }
 
 function endedError(dialect: Dialect, runId: string, run: WorkflowRun | undefined): AppError {
@@ -149,7 +151,7 @@ async function createRun(
     createdAt: now,
     config: runConfigOf(m.spec),
     initialBody,
-    restTrigger: false,
+    restTrigger: input.restTrigger === true,
     initMessageId: m.id,
   };
   if (m.spec.labels !== undefined) run.label = m.spec.labels.join(",");

@@ -43,7 +43,14 @@ export interface WorkflowStore {
    * writes nothing and answers `created: false` with that run, except that `restartRest` replaces a run created by
    * `POST /v2/trigger` (restTrigger) with this one.
    */
-  workflowRunCreate(p: { run: NewWorkflowRun; item: InsertItem; now: number; restartRest?: boolean }): Promise<
+  workflowRunCreate(p: {
+    run: NewWorkflowRun;
+    item: InsertItem;
+    now: number;
+    restartRest?: boolean;
+    /** Entries kept from an earlier run (DLQ resume): written first, the item's entry after them. */
+    history?: HistoryEntry[];
+  }): Promise<
     { created: true; result: InsertResult } | { created: false; run?: WorkflowRun }
   >;
   workflowRunGet(p: { accountId: string; runId: string }): Promise<WorkflowRun | undefined>;

@@ -1,5 +1,12 @@
 import type { FastifyInstance } from "fastify";
-import { RUN_STATES, type RunFilter, type RunState } from "../../domain/workflow.js";
+import { canonicalHeaderName } from "../../domain/headers.js";
+import { ulid } from "../../domain/ids.js";
+import { RUN_STATES, type RunFilter, type RunState, webhookEventData } from "../../domain/workflow.js";
+import { publish } from "../../services/publish.js";
+import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
+import type { DlqFilter } from "../../store/store-dlq.js";
+import { splitDestination } from "../destination.js";
+import { restAfter } from "./publish.js";
 import { invalidField, notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
@@ -142,4 +149,104 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
 
 function notFoundRun(runId: string, state?: string) {
   return notFound(state === undefined ? `workflow run ${runId}` : `workflow run ${runId} (it ended: ${state})`);
+}
+
+/**
+ * The workflow DLQ actions (contract E13–E15), the REST trigger (E17). Registered with the messaging routes.
+ */
+export function workflowDlqRoutes(app: FastifyInstance, services: Services): void {
+  const dlqFilterOf = (query: Query): DlqFilter => {
+    const filter: DlqFilter = {};
+    const ids = multi(query, "dlqIds");
+    if (ids) filter.dlqIds = ids;
+    const runIds = multi(query, "workflowRunId");
+    if (runIds) filter.workflowRunId = runIds;
+    const url = single(query, "workflowUrl");
+    if (url !== undefined && url !== "") filter.url = [url];
+    const from = msParam(query, "fromDate");
+    if (from !== undefined) filter.fromDate = from;
+    const to = msParam(query, "toDate");
+    if (to !== undefined) filter.toDate = to;
+    return filter;
+  };
+  for (const mode of ["resume", "restart"] as const) {
+    app.post<{ Querystring: Query }>(`/v2/workflows/dlq/${mode}`, async (request) => {
+      const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() });
+      const count = intParam(request.query, "count", 1, 100) ?? 100;
+      return rerunManyFromDlq(services, request.account, dlqFilterOf(request.query), count, mode, overrides);
+    });
+    app.post<{ Params: { dlqId: string } }>(`/v2/workflows/dlq/${mode}/:dlqId`, async (request) => {
+      const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() });
+      const run = await rerunFromDlq(services, request.account, request.params.dlqId, mode, overrides);
+      return { workflowRuns: [run] };
+    });
+  }
+  app.post<{ Params: { dlqId: string } }>("/v2/workflows/dlq/callback/:dlqId", async (request) =>
+    retryFailureCallback(services, request.account, request.params.dlqId),
+  );
+  app.delete<{ Querystring: Query }>("/v2/workflows/dlq", async (request) => {
+    const filter = { ...dlqFilterOf(request.query), workflowOnly: true };
+    const count = intParam(request.query, "count", 1, 10_000);
+    return services.store.dlqDelete({ accountId: request.account.id, filter, ...(count !== undefined ? { count } : {}) });
+  });
+  app.delete<{ Params: { dlqId: string } }>("/v2/workflows/dlq/:dlqId", async (request) => {
+    const filter = { dlqIds: [request.params.dlqId], workflowOnly: true };
+    const { deleted } = await services.store.dlqDelete({ accountId: request.account.id, filter });
+    if (deleted === 0) throw notFound(`workflow dlq message ${request.params.dlqId}`);
+    return { deleted };
+  });
+
+  app.post("/v2/trigger/*", async (request) => {
+    const { destination, config } = splitDestination(restAfter(request, /^\/v2\/trigger\//i), services.dialect);
+    const d = services.dialect;
+    const runId = `wfr_${ulid(services.clock.now())}`;
+    const headers = {
+      ...request.headers,
+      [d.key("Workflow-RunId")]: runId,
+      [d.key("Workflow-Init")]: "true",
+      [d.key("Workflow-Url")]: destination,
+    };
+    await publish(services, {
+      account: request.account,
+      destination,
+      source: { headers, query: config },
+      body: rawBody(request),
+      callerIp: request.ip,
+      restTrigger: true,
+    });
+    const run = await services.store.workflowRunGet({ accountId: request.account.id, runId });
+    return { workflowRunId: runId, workflowCreatedAt: run?.createdAt ?? services.clock.now() };
+  });
+}
+
+/**
+ * Webhooks (contract §6.6, E16): third parties call the URL `createWebhook` made, without a token; the call becomes
+ * the event of the run's `waitForWebhook`, kept when it comes first. The user id is the account's id (the token's
+ * `UserID`).
+ */
+export function workflowHookRoutes(app: FastifyInstance, services: Services): void {
+  app.all<{ Params: { userId: string; runId: string; eventId: string } }>(
+    "/v2/workflows/hooks/:userId/:runId/:eventId",
+    async (request) => {
+      const account = await services.store.accountGet({ id: decodeURIComponent(request.params.userId) });
+      if (!account) throw notFound(`webhook user ${request.params.userId}`);
+      const runId = runIdParam(request.params.runId);
+      const eventId = eventIdParam(request.params.eventId);
+      const url = request.raw.url ?? "";
+      const headers: Record<string, string[]> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers[canonicalHeaderName(name)] = Array.isArray(value) ? value : [value];
+      }
+      const data = webhookEventData({
+        proto: request.protocol,
+        method: request.method,
+        headers,
+        body: rawBody(request),
+        host: String(request.headers.host ?? ""),
+        url,
+      });
+      const notified = await notify(services, account, eventId, data, runId);
+      return { notified: notified.length };
+    },
+  );
 }

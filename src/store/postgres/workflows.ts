@@ -35,7 +35,7 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
     ON CONFLICT (account_id, run_id) DO NOTHING RETURNING seq`;
 
   return {
-    workflowRunCreate: ({ run: r, item, now, restartRest }) =>
+    workflowRunCreate: ({ run: r, item, now, restartRest, history }) =>
       ctx.write(async (tx) => {
         let inserted = await tx.query(insertRunSql, runInsertValues(r, now, false));
         let restarted = false;
@@ -48,11 +48,21 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
           inserted = await tx.query(insertRunSql, runInsertValues(r, now, false));
           restarted = true;
         }
-        await tx.execute(
-          `INSERT INTO workflow_steps (account_id, run_id, position, message_id, call_type, body, created_at)
-           VALUES ($1, $2, 0, $3, 'step', $4, $5)`,
-          [r.accountId, r.runId, item.message.id, r.initialBody, now],
-        );
+        const kept = history ?? [];
+        const insertStep = `INSERT INTO workflow_steps (account_id, run_id, position, message_id, call_type, body,
+          created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+        for (const [i, e] of kept.entries()) {
+          await tx.execute(insertStep, [r.accountId, r.runId, i, e.messageId, e.callType, e.body, e.createdAt]);
+        }
+        if (kept.length > 0) {
+          await tx.execute("UPDATE workflow_runs SET step_count = $1 WHERE account_id = $2 AND run_id = $3", [
+            kept.length + 1,
+            r.accountId,
+            r.runId,
+          ]);
+        }
+        const first = kept.length > 0 ? (item.message.body ?? Buffer.alloc(0)) : r.initialBody;
+        await tx.execute(insertStep, [r.accountId, r.runId, kept.length, item.message.id, "step", first, now]);
         const [result] = await insertNew(tx, [item], now, 0);
         if (!restarted) tx.addUsage(r.accountId, now, "workflow_run", 1, 0);
         tx.addUsage(r.accountId, now, "workflow_message", 1, 0);

@@ -60,7 +60,7 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
   const { run, append, end, historyOf, insertNew } = w;
 
   return {
-    workflowRunCreate: ({ run: r, item, now, restartRest }) =>
+    workflowRunCreate: ({ run: r, item, now, restartRest, history }) =>
       ctx.write(() => {
         const existing = run(r.accountId, r.runId);
         if (existing) {
@@ -71,7 +71,16 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
         }
         insertRun.run(...runInsertValues(r, now, true));
         const m = item.message;
-        insertStep.run(r.accountId, r.runId, 0, m.id, "step", r.initialBody, now);
+        const kept = history ?? [];
+        kept.forEach((e, i) => insertStep.run(r.accountId, r.runId, i, e.messageId, e.callType, e.body, e.createdAt));
+        if (kept.length > 0) {
+          db.prepare("UPDATE workflow_runs SET step_count = ? WHERE account_id = ? AND run_id = ?").run(
+            kept.length + 1,
+            r.accountId,
+            r.runId,
+          );
+        }
+        insertStep.run(r.accountId, r.runId, kept.length, m.id, "step", kept.length > 0 ? (m.body ?? Buffer.alloc(0)) : r.initialBody, now);
         const [result] = insertNew([item], now, 0);
         if (!existing) ctx.addUsage(r.accountId, now, "workflow_run", 1, 0);
         ctx.addUsage(r.accountId, now, "workflow_message", 1, 0);
