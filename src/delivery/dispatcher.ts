@@ -9,6 +9,7 @@ import type { PlanBook } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
+import { workflowSteps } from "../metrics/metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
@@ -279,7 +280,10 @@ export class Dispatcher {
     const workflowEnd = workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now) } : {};
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision, ...workflowEnd });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
-    else recordAttempt(m, decision.outcome.kind, startedAt, now);
+    else {
+      recordAttempt(m, decision.outcome.kind, startedAt, now);
+      if (workflow) workflowSteps.inc({ outcome: decision.outcome.kind });
+    }
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either

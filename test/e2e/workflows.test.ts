@@ -3,6 +3,7 @@ import { Client, WorkflowNonRetryableError, WorkflowRetryAfterError } from "@ups
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/eventually.js";
+import { adminEnv, manage } from "../helpers/management.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { WorkflowApp } from "../helpers/workflow-app.js";
 
@@ -16,7 +17,9 @@ let app: WorkflowApp;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { FERRY_DIALECT: "upstash", FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1" } });
+  server = await startTestServer({
+    env: { FERRY_DIALECT: "upstash", FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1", ...adminEnv },
+  });
   app = await WorkflowApp.start(server.url, server.token);
   client = new Client({ baseUrl: server.url, token: server.token });
 });
@@ -216,5 +219,28 @@ describe("workflows with the official SDK", () => {
     expect(res.statusCode).toBe(200);
     await finished(answer.workflowRunId);
     expect(done).toEqual(["hello"]);
+  });
+
+  it("statistics count the runs and workflow messages; /metrics has runs by state and steps", async () => {
+    const { runs } = await client.logs({ count: 100 });
+    const stats = await manage(server, "GET", `/v2/qstash/stats/${server.ferry.bootstrap.account.id}?period=1h`, {});
+    expect(stats.status).toBe(200);
+    const sum = (id: string) =>
+      (stats.json.daily_workflow_messages as { id: string; data_points: { y: number }[] }[])
+        .find((s) => s.id === id)!
+        .data_points.reduce((a, p) => a + p.y, 0);
+    expect(sum("workflow_run")).toBe(runs.length);
+    // Every run publishes its Init and at least one step.
+    expect(sum("workflow_message")).toBeGreaterThanOrEqual(2 * runs.length);
+    const month = stats.json.daily_requests as { workflow_run: number }[];
+    expect(month.reduce((a, p) => a + p.workflow_run, 0)).toBe(runs.length);
+
+    const metrics = (await server.call("GET", "/metrics", { token: null })).text;
+    const byState = (state: string) => runs.filter((r) => r.workflowState === state).length;
+    for (const state of ["RUN_SUCCESS", "RUN_FAILED", "RUN_CANCELED"]) {
+      expect(metrics).toContain(`ferry_workflow_runs{state="${state}"} ${byState(state)}`);
+    }
+    expect(metrics).toMatch(/ferry_workflow_steps_total\{outcome="delivered"\} [1-9]/);
+    expect(metrics).toContain("ferry_workflow_waiters 0");
   });
 });
