@@ -225,9 +225,11 @@ export function workflowDlqRoutes(app: FastifyInstance, services: Services): voi
  * `UserID`).
  */
 export function workflowHookRoutes(app: FastifyInstance, services: Services): void {
-  app.all<{ Params: { userId: string; runId: string; eventId: string } }>(
-    "/v2/workflows/hooks/:userId/:runId/:eventId",
-    async (request) => {
+  for (const method of HOOK_METHODS) {
+    app.route<{ Params: { userId: string; runId: string; eventId: string } }>({
+      method,
+      url: "/v2/workflows/hooks/:userId/:runId/:eventId",
+      handler: async (request) => {
       const account = await services.store.accountGet({ id: decodeURIComponent(request.params.userId) });
       if (!account) throw notFound(`webhook user ${request.params.userId}`);
       const runId = runIdParam(request.params.runId);
@@ -247,6 +249,10 @@ export function workflowHookRoutes(app: FastifyInstance, services: Services): vo
       });
       const notified = await notify(services, account, eventId, data, runId);
       return { notified: notified.length };
-    },
-  );
+      },
+    });
+  }
 }
+
+/** The methods a webhook URL answers (a third party's call may use any of them). */
+export const HOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
