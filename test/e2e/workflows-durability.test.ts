@@ -93,6 +93,43 @@ describe("a SIGKILL of Ferry in the middle of workflow runs", () => {
   }, 120_000);
 });
 
+describe("a wait's timeout across a restart", () => {
+  it("fires after Ferry restarts, once, and the run continues with timeout: true", async () => {
+    const port = await freePort();
+    const env = { FERRY_DIALECT: "upstash", FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1", FERRY_PORT: String(port) };
+    const first = await startTestServer({ env });
+    const app = await WorkflowApp.start(`http://127.0.0.1:${port}`, first.token);
+    let second: TestServer | undefined;
+    try {
+      const client = new Client({ baseUrl: `http://127.0.0.1:${port}`, token: first.token });
+      const url = app.workflow("/wf/wait-restart", async (context) => {
+        const event = await context.waitForEvent("wait", "never-comes", { timeout: 4 });
+        return { timeout: event.timeout };
+      });
+      const { workflowRunId } = await client.trigger({ url, body: "x" });
+      const [waiter] = await eventually(async () => {
+        const waiters = await client.getWaiters({ eventId: "never-comes" });
+        expect(waiters).toHaveLength(1);
+        return waiters;
+      }, 10_000);
+      await first.stop({ keepData: true });
+      // Stopped before the deadline: the timeout can only fire on the restarted Ferry.
+      expect(Date.now()).toBeLessThan(Number(waiter!.deadline) * 1000);
+      second = await startTestServer({ env, dataDir: first.dataDir });
+      const run = await eventually(async () => {
+        const { runs } = await client.logs({ workflowRunId });
+        expect(runs[0]?.workflowState).toBe("RUN_SUCCESS");
+        return runs[0]!;
+      }, 20_000);
+      expect(JSON.parse(run.workflowRunResponse!)).toEqual({ timeout: true });
+      expect(await client.getWaiters({ eventId: "never-comes" })).toEqual([]);
+    } finally {
+      await app.close();
+      await second?.stop();
+    }
+  }, 60_000);
+});
+
 describe.runIf(postgresAvailable())("workflow runs on two PostgreSQL nodes", () => {
   let db: FreshDatabase;
   const servers: TestServer[] = [];
