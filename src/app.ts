@@ -5,6 +5,7 @@ import { ingressServerOptions, refuseOversizedMessages } from "./http/ingress-li
 import { registerErrorHandling } from "./http/plugins/errors.js";
 import { decideDialects } from "./http/plugins/dialect.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
+import { workflowDlqRoutes, workflowHookRoutes, workflowRoutes } from "./http/routes/workflows.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { accountRoutes } from "./http/routes/account.js";
 import { consoleRoutes } from "./http/routes/console.js";
@@ -74,7 +75,11 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
     accountRoutes(messaging, services);
+    workflowRoutes(messaging, services);
+    workflowDlqRoutes(messaging, services);
   });
+  // Webhook URLs are called by third parties without a token (docs/workflows.md "Webhooks").
+  app.register(async (hooks) => workflowHookRoutes(hooks, services));
 
   // Management API: HTTP Basic (customer e-mail and API key), its own scope so Bearer tokens never reach it.
   app.register(async (management) => {

@@ -2,6 +2,7 @@ import type { HeaderMap } from "../domain/headers.js";
 import { newMessageId } from "../domain/ids.js";
 import type { AttemptResponse, CallbackConfig, Message, MessageKind, NewMessage } from "../domain/message.js";
 import { redactedValue, redactHeaders } from "../domain/redact.js";
+import type { WorkflowRun } from "../domain/workflow.js";
 import type { CallbackBuilder } from "./outcome.js";
 
 /**
@@ -13,14 +14,14 @@ import type { CallbackBuilder } from "./outcome.js";
  *   with the DLQ id (rule 5).
  * Callback messages themselves produce no callbacks.
  */
-export const buildCallbacks: CallbackBuilder = ({ message: m, response, outcome, now }) => {
+export const buildCallbacks: CallbackBuilder = ({ message: m, response, outcome, now, workflow }) => {
   if (m.kind !== "message") return [];
   const out: NewMessage[] = [];
   if (m.spec.callback) {
     out.push(callbackMessage(m, "callback", m.spec.callback, callbackBody(m, response), now));
   }
   if (m.spec.failureCallback && outcome.kind === "failed") {
-    const body = { ...callbackBody(m, response), dlqId: outcome.dlqId };
+    const body = { ...callbackBody(m, response), dlqId: outcome.dlqId, ...(workflow ? workflowFields(workflow) : {}) };
     out.push(callbackMessage(m, "failure_callback", m.spec.failureCallback, body, now));
   }
   return out;
@@ -108,4 +109,17 @@ function callbackMessage(
   };
   if (source.callerIp !== undefined) message.callerIp = source.callerIp;
   return message;
+}
+
+/**
+ * What a workflow step's failure callback adds (contract §6.7): the run's id and creation time, its URL, and the
+ * run's initial payload as `sourceBody`, which the SDK hands to the failure function as the request payload.
+ */
+function workflowFields(run: WorkflowRun): Record<string, unknown> {
+  return {
+    workflowRunId: run.runId,
+    workflowCreatedAt: run.createdAt,
+    url: run.url,
+    sourceBody: run.initialBody.toString("base64"),
+  };
 }

@@ -9,12 +9,15 @@ import type { PlanBook } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
+import { workflowSteps } from "../metrics/metrics.js";
 import { DestinationGate } from "./destination-gate.js";
 import { DestinationLoad } from "./destination-load.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
 import { timerDelay } from "../domain/timers.js";
+import { failedRunEnd, prepareWorkflowAttempt } from "./workflow-delivery.js";
+import { logEntry } from "../domain/log.js";
 
 export interface DispatcherDeps {
   store: Store;
@@ -314,6 +317,11 @@ export class Dispatcher {
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
     const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
+    // A run's step carries the run's history instead of its stored body (docs/workflows.md "Deliveries").
+    const workflow = await prepareWorkflowAttempt(store, m, dialect, clock.now());
+    if (workflow === "drop") return this.drop(m);
+    const headers = deliveryHeaders({ message: m, dialect });
+    if (workflow) Object.assign(headers, workflow.headers);
     const release = await this.gate.acquire(m.url);
     if (this.abandoned.has(m.id)) {
       release(); // abandoned while waiting for its destination: never sent
@@ -325,14 +333,14 @@ export class Dispatcher {
       .send({
         url: m.url,
         method: m.spec.method,
-        headers: deliveryHeaders({ message: m, dialect }),
+        headers,
         sign: {
           header: dialect.header("Signature"),
           key: account.currentSigningKey,
           issuer: dialect.issuer,
           nowMs: clock.now(),
         },
-        body: m.body,
+        body: workflow ? workflow.body : m.body,
         timeoutMs,
         maxBodyBytes: limits.max_message_size,
       })
@@ -350,10 +358,16 @@ export class Dispatcher {
       nonRetryableHeader: this.nonRetryableHeader.get(dialect.name)!,
       callbacks: this.deps.callbacks,
       dlqIds: this.deps.dlqIds,
+      ...(workflow ? { workflow: workflow.run } : {}),
     });
-    const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
+    const o = decision.outcome;
+    const workflowEnd = workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now) } : {};
+    const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision, ...workflowEnd });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
-    else recordAttempt(m, decision.outcome.kind, startedAt, now);
+    else {
+      recordAttempt(m, decision.outcome.kind, startedAt, now);
+      if (workflow) workflowSteps.inc({ outcome: decision.outcome.kind });
+    }
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either
@@ -363,6 +377,19 @@ export class Dispatcher {
     if (decision.newMessages.length > 0 || m.queueName !== undefined || m.parentId !== undefined || mayReleaseWaiting) {
       this.nudge();
     }
+  }
+
+  /** A run's message whose run ended (or whose wait was notified): it ends without reaching the endpoint. */
+  private async drop(m: Message): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.store.messageFinish({
+      message: m,
+      owner: this.owner,
+      now,
+      outcome: { kind: "canceled" },
+      logs: [logEntry(m, "CANCELED", now)],
+      newMessages: [],
+    });
   }
 
   private async renewLeases(): Promise<void> {

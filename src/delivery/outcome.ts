@@ -4,6 +4,7 @@ import type { AttemptResponse, Message, NewMessage } from "../domain/message.js"
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { compileRetryDelay } from "../domain/retry-delay.js";
 import type { Outcome } from "../domain/records.js";
+import type { WorkflowRun } from "../domain/workflow.js";
 
 /** Builds the callback / failure-callback messages of one attempt (callbacks are ordinary messages). */
 export type CallbackBuilder = (p: {
@@ -11,6 +12,8 @@ export type CallbackBuilder = (p: {
   response: AttemptResponse;
   outcome: Outcome;
   now: number;
+  /** The run of a workflow step: its failure callback carries the run's fields (docs/workflows.md "Failures"). */
+  workflow?: WorkflowRun;
 }) => NewMessage[];
 
 export interface Decision {
@@ -48,6 +51,7 @@ export function decideOutcome(p: {
   callbacks: CallbackBuilder;
   /** Mints the id of a new DLQ entry, unique across nodes (domain/dlq-id.ts). */
   dlqIds: Pick<DlqIdMinter, "next">;
+  workflow?: WorkflowRun;
 }): Decision {
   const { message: m, response: r, now } = p;
   let outcome: Outcome;
@@ -74,7 +78,8 @@ export function decideOutcome(p: {
       logs.push(logEntry(m, "FAILED", now, { ...errorDetails(r), dlqId }));
     }
   }
-  return { outcome, logs, newMessages: p.callbacks({ message: m, response: r, outcome, now }) };
+  const built = { message: m, response: r, outcome, now, ...(p.workflow ? { workflow: p.workflow } : {}) };
+  return { outcome, logs, newMessages: p.callbacks(built) };
 }
 
 /** Destination hint first (up to a day), then the Retry-Delay expression, then the default backoff. */

@@ -1,6 +1,7 @@
 import type { HeaderMap } from "./headers.js";
 import type { DialectName } from "./dialect.js";
 import type { RedactSpec } from "./redact.js";
+import type { WorkflowLink } from "./workflow.js";
 
 /**
  * Internal states of a row in the hot `messages` table. Public log states (docs/states.md) are a superset:
@@ -64,6 +65,8 @@ export interface MessageSpec {
    * those follow FERRY_DIALECT.
    */
   dialect?: DialectName;
+  /** Set on the messages of a workflow run (docs/workflows.md). */
+  workflow?: WorkflowLink;
 }
 
 /** One row of the hot table, as the store returns it. */

@@ -107,6 +107,16 @@ export function parsePublishConfig(
   const callbackPrefix = `${p}callback-`;
   const failurePrefix = `${p}failure-callback-`;
   const callbackKnown = new Set(["timeout", "retries", "retry-delay", "method", "delay"]);
+  // `<prefix>Callback-Workflow-RunId` and its group reach the callback as `<prefix>Workflow-RunId`: the workflow SDK
+  // reads the run id of a call result or failure callback there (docs/workflows.md, contract §6.3, §6.7).
+  const callbackTarget = (rest: string): string | undefined =>
+    rest.startsWith("forward-")
+      ? rest.slice(8)
+      : callbackKnown.has(rest)
+        ? undefined
+        : rest.startsWith("workflow-") || rest === "feature-set"
+          ? p + rest
+          : rest;
 
   for (const [name, value] of Object.entries(source.headers)) {
     if (value === undefined) continue;
@@ -119,12 +129,12 @@ export function parsePublishConfig(
     } else if (name.startsWith(failurePrefix)) {
       const rest = name.slice(failurePrefix.length);
       // The Python SDK sends Svc-Failure-Callback-<Name> without Forward-: treat unknown keys as forwarded.
-      const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
+      const target = callbackTarget(rest);
       if (target !== undefined) refuseUnsendableHeader(target, name);
       if (target) for (const v of values) addHeader(failureCallbackHeaders, target, v);
     } else if (name.startsWith(callbackPrefix)) {
       const rest = name.slice(callbackPrefix.length);
-      const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
+      const target = callbackTarget(rest);
       if (target !== undefined) refuseUnsendableHeader(target, name);
       if (target) for (const v of values) addHeader(callbackHeaders, target, v);
     } else if (name === "content-type") {

@@ -9,6 +9,8 @@ import {
   gaugesAge,
   messagesByState,
   queueLag,
+  workflowRuns,
+  workflowWaiters,
 } from "../metrics/metrics.js";
 import { threadRegistry } from "../metrics/registry.js";
 import { timerDelay } from "../domain/timers.js";
@@ -77,6 +79,9 @@ export class MetricsScraper {
     try {
       const now = this.now();
       this.apply(await this.store.opsGauges({ now }), now);
+      const runs = await this.store.workflowRunCounts({});
+      for (const [state, n] of Object.entries(runs)) workflowRuns.set({ state }, n);
+      workflowWaiters.set(await this.store.workflowWaiterCount());
       this.readAt = now;
     } catch {
       gaugeReadFailures.inc();

@@ -54,7 +54,7 @@ export function retentionLoop(p: {
   intervalMs?: number;
   chunk?: number;
 }): Loop {
-  const pass = async (): Promise<Record<RetentionTable, number>> => {
+  const pass = async (): Promise<Record<RetentionTable | "workflow_runs", number>> => {
     const now = p.clock.now();
     const today = now - (now % DAY_MS);
     const cutoffs: Record<RetentionTable, number> = {
@@ -67,8 +67,19 @@ export function retentionLoop(p: {
     for (const table of Object.keys(cutoffs) as RetentionTable[]) {
       deleted[table] = await deleteAllBefore(p.store, table, cutoffs[table], p.chunk);
     }
-    if (Object.values(deleted).some((n) => n > 0)) p.log.debug({ deleted }, "retention pass");
-    return deleted;
+    // Ended workflow runs stay visible as long as the logs (docs/workflows.md "Retention"), then go with their
+    // history, waiters and early events; started runs are never deleted.
+    let workflowRuns = 0;
+    for (;;) {
+      const chunk = p.chunk ?? RETENTION_CHUNK;
+      const n = await p.store.workflowRetentionDelete({ before: now - p.logRetentionMs, limit: chunk });
+      workflowRuns += n;
+      if (n < chunk) break;
+      await nextTurn();
+    }
+    const all = { ...deleted, workflow_runs: workflowRuns };
+    if (Object.values(all).some((n) => n > 0)) p.log.debug({ deleted: all }, "retention pass");
+    return all;
   };
   return new IntervalLoop("retention", p.intervalMs ?? 60_000, pass, p.log);
 }

@@ -134,6 +134,26 @@ export const gaugeReadFailures = new Counter({
   registers,
 });
 
+export const workflowRuns = new Gauge({
+  name: "ferry_workflow_runs",
+  help: "Workflow runs kept (database) by state: RUN_STARTED, RUN_SUCCESS, RUN_FAILED, RUN_CANCELED",
+  labelNames: ["state"] as const,
+  registers,
+});
+
+export const workflowWaiters = new Gauge({
+  name: "ferry_workflow_waiters",
+  help: "Live waitForEvent waiters, all accounts (database)",
+  registers,
+});
+
+export const workflowSteps = new Counter({
+  name: "ferry_workflow_steps_total",
+  help: "Finished delivery attempts of workflow steps by outcome (delivered, retry, failed, canceled)",
+  labelNames: ["outcome"] as const,
+  registers,
+});
+
 export const draining = new Gauge({
   name: "ferry_draining",
   help: "1 while this node drains after SIGTERM (its /ready answers 503), else 0",

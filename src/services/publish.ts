@@ -10,6 +10,7 @@ import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
+import { publishWorkflowMessage, withoutTransportHeaders, workflowRunIdOf } from "./workflow-publish.js";
 
 export interface PublishInput {
   account: Account;
@@ -25,6 +26,8 @@ export interface PublishInput {
   callerIp: string;
   queueName?: string;
   scheduleId?: string;
+  /** A run created by `POST /v2/trigger` (docs/workflows.md "REST trigger"). */
+  restTrigger?: boolean;
   /** Targets resolved beforehand (batch): publish then runs synchronously up to its insert, keeping item order. */
   resolved?: { targets: PublishTarget[]; defaultHeaders: HeaderMap };
 }
@@ -151,11 +154,20 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const now = clock.now();
   const { targets, defaultHeaders } =
     input.resolved ?? (await resolveTargets(services, input.account, input.destination));
-  const source = withDefaults(input.source, defaultHeaders, services.dialects, dialect);
+  // A workflow message (docs/workflows.md): its transport headers forwarded by the SDK are dropped, not refused.
+  const runId = workflowRunIdOf(input.source, dialect);
+  const own = runId === undefined ? input.source : withoutTransportHeaders(input.source, dialect);
+  const source = withDefaults(own, defaultHeaders, services.dialects, dialect);
   const parsed = parsePublishConfig(source, dialect, limits, now);
   parsed.spec.dialect = dialect.name;
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
+  if (runId !== undefined) {
+    if (built.length !== 1) throw invalidField("destination", "a workflow message goes to one URL, not a URL group");
+    const message = built[0]!.message;
+    const wf = { accountId: input.account.id, source, parsed, message, now, dialect, restTrigger: input.restTrigger === true };
+    return [await publishWorkflowMessage(services, wf)];
+  }
 
   const immediate = built.filter(
     (b) => b.message.state === "CREATED" && b.message.dueAt <= now && !b.message.spec.flowControl,

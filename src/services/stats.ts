@@ -21,7 +21,10 @@ export interface Series {
   data_points: Point[];
 }
 
-/** Seed 2.3. Ferry runs no workflows: the workflow fields are present, with zeros. */
+/**
+ * Seed 2.3. The workflow fields count runs started and workflow messages published (docs/workflows.md "Statistics"),
+ * from the usage counters the run writes share their transactions with.
+ */
 export interface UsageStats {
   days: string[];
   daily_requests: (Point & { workflow_message: number; workflow_run: number })[];
@@ -38,6 +41,8 @@ export interface UsageStats {
 
 /** Message series by metric id, in this order. */
 const MESSAGE_METRICS: UsageMetric[] = ["delivered", "failed", "retried", "canceled"];
+/** Workflow series by metric id: runs started, workflow messages published. */
+const WORKFLOW_METRICS = ["workflow_run", "workflow_message"] as const;
 
 /** Per-bucket sums of one metric (`count`), or of the bytes of every metric (`bytes`: bandwidth in and out). */
 function column(rows: UsageBucket[], w: Window, pick: (r: UsageBucket) => number): number[] {
@@ -72,14 +77,21 @@ export async function usageStats(services: Services, account: Account, period: S
 
   const pricePerMessage = account.plan === "free" ? 0 : config.pricePer100k / 100_000;
   const monthRequests = column(monthRows, month, requests);
+  const metric = (m: UsageMetric) => (r: UsageBucket) => (r.metric === m ? r.count : 0);
+  const monthWorkflowMessages = column(monthRows, month, metric("workflow_message"));
+  const monthWorkflowRuns = column(monthRows, month, metric("workflow_run"));
   const billings = monthRequests.map((n) => money(n * pricePerMessage));
   return {
     days: weekdayNames(month),
-    daily_requests: points(month, monthRequests).map((p) => ({ ...p, workflow_message: 0, workflow_run: 0 })),
+    daily_requests: points(month, monthRequests).map((p, i) => ({
+      ...p,
+      workflow_message: monthWorkflowMessages[i] ?? 0,
+      workflow_run: monthWorkflowRuns[i] ?? 0,
+    })),
     daily_billings: points(month, billings),
     daily_bandwidths: points(month, column(monthRows, month, bytes)),
     daily_used: points(win, column(periodRows, win, requests)),
-    daily_used_workflow: points(win, new Array<number>(win.points).fill(0)),
+    daily_used_workflow: points(win, column(periodRows, win, metric("workflow_message"))),
     daily_msgsvc_messages: MESSAGE_METRICS.map((metric) => ({
       id: metric,
       data_points: points(
@@ -87,7 +99,7 @@ export async function usageStats(services: Services, account: Account, period: S
         column(periodRows, win, (r) => (r.metric === metric ? r.count : 0)),
       ),
     })),
-    daily_workflow_messages: [],
+    daily_workflow_messages: WORKFLOW_METRICS.map((id) => ({ id, data_points: points(win, column(periodRows, win, metric(id))) })),
     dlq_message_count: dlq,
     daily_bandwidth_used: points(win, column(periodRows, win, bytes)),
     total_monthly_billing: money(billings.reduce((a, b) => a + b, 0)),

@@ -11,6 +11,10 @@ import type { MessageFilter, Order } from "./store.js";
 export interface DlqFilter extends Omit<MessageFilter, "host" | "path"> {
   dlqIds?: string[];
   responseStatus?: number[];
+  /** Entries of workflow runs only (`source=workflow`, docs/workflows.md "DLQ"). */
+  workflowOnly?: boolean;
+  /** Entries of these runs. */
+  workflowRunId?: string[];
 }
 
 export type { DlqEntry } from "../domain/records.js";

@@ -13,6 +13,7 @@ import type { RetentionStore } from "./retention-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
+import type { RunEnd, WorkflowStore } from "./workflow-store.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -90,9 +91,19 @@ export interface FinishParams {
   logs: LogEntry[];
   /** Callback and failure-callback messages born of this attempt, inserted in the same transaction. */
   newMessages: NewMessage[];
+  /** A workflow step's last failed attempt ends its run in the same transaction (docs/workflows.md). */
+  workflowEnd?: RunEnd;
 }
 
-export type UsageMetric = "requests" | "delivered" | "failed" | "retried" | "canceled";
+export type UsageMetric =
+  | "requests"
+  | "delivered"
+  | "failed"
+  | "retried"
+  | "canceled"
+  // Workflow runs started and workflow messages published (docs/workflows.md "Statistics").
+  | "workflow_run"
+  | "workflow_message";
 
 export interface Store
   extends DlqStore,
@@ -105,7 +116,8 @@ export interface Store
     RetentionStore,
     ScheduleStore,
     SearchDocumentStore,
-    TopicStore {
+    TopicStore,
+    WorkflowStore {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

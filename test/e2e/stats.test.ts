@@ -124,7 +124,9 @@ describe("usage statistics, 1h", () => {
     expect(ys(series.retried)).toEqual(expected(60, {}));
     expect(ys(series.canceled)).toEqual(expected(60, { 52: 1 }));
     expect(series.delivered.map((p: { x: string }) => p.x)).toEqual(stats.daily_used.map((p: { x: string }) => p.x));
-    expect(stats.daily_workflow_messages).toEqual([]);
+    // No workflow ran here: both workflow series are zeros (docs/workflows.md "Statistics").
+    expect(stats.daily_workflow_messages.map((s: { id: string }) => s.id)).toEqual(["workflow_run", "workflow_message"]);
+    for (const s of stats.daily_workflow_messages) expect(ys(s.data_points)).toEqual(expected(60, {}));
   });
 
   it("has the weekday names and daily arrays of the whole current month, future days included", () => {

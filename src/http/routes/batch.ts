@@ -86,19 +86,33 @@ export function batchRoutes(app: FastifyInstance, services: Services): void {
     const body = jsonBody(request);
     if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
     const dialect = batchDialect(services, request, body);
-    const items = body.map((raw) => {
+    const runIdKey = dialect.key("Workflow-RunId");
+    const workflowItem = body.map((raw) => isWorkflowItem(raw, runIdKey));
+    const items = body.map((raw, i) => {
       try {
         return parseItem(raw, dialect);
       } catch (error) {
-        if (error instanceof AppError) return error;
+        // The workflow SDK never reads per-item errors: a refused workflow item fails the whole request, before
+        // anything is written (docs/workflows.md, contract E1).
+        if (error instanceof AppError && !workflowItem[i]) return error;
         throw error;
       }
     });
     const outcomes = await publishBatch(services, request.account, items, request.ip, dialect);
+    const refused = outcomes.find((o, i) => o instanceof AppError && workflowItem[i]);
+    if (refused) throw refused;
     return outcomes.map((outcome, i) =>
       outcome instanceof AppError
         ? { error: outcome.message }
         : publishedView((items[i] as BatchItem).destination, outcome),
     );
   });
+}
+
+/** True when a batch item carries the run id header: a workflow message (docs/workflows.md). */
+function isWorkflowItem(raw: unknown, runIdKey: string): boolean {
+  if (typeof raw !== "object" || raw === null) return false;
+  const headers = (raw as { headers?: unknown }).headers;
+  if (typeof headers !== "object" || headers === null) return false;
+  return Object.keys(headers).some((name) => name.toLowerCase() === runIdKey);
 }

@@ -10,7 +10,8 @@ import {
   retryDlq,
   retryDlqMany,
 } from "../../services/dlq.js";
-import type { DlqFilter } from "../../store/store-dlq.js";
+import type { DlqEntry, DlqFilter } from "../../store/store-dlq.js";
+import type { WorkflowRun } from "../../domain/workflow.js";
 import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
 import {
@@ -28,8 +29,10 @@ import { dlqRecord } from "../views/dlq-view.js";
 import { readable } from "../plugins/auth.js";
 import { fitPage, truncateBodies } from "../views/page-budget.js";
 
-const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count", "order"]);
-const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, "cursor", "count"]);
+/** The workflow SDK's DLQ filters (docs/workflows.md "DLQ"). */
+const WORKFLOW_KEYS = ["source", "workflowRunId", "workflowUrl"];
+const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, "cursor", "count", "order"]);
+const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, "cursor", "count"]);
 /** Accepted by message cancel and logs, refused here (docs/dlq.md). */
 const REFUSED_KEYS = ["host", "path"];
 /** Page size of listing and bulk retry. (Default and max: 100) */
@@ -43,6 +46,15 @@ function dlqFilter(query: Query): DlqFilter {
   else delete filter.messageIds;
   const dlqIds = multi(query, "dlqIds");
   if (dlqIds) filter.dlqIds = dlqIds;
+  const source = single(query, "source");
+  if (source !== undefined && source !== "") {
+    if (source !== "workflow" && source !== "message") throw invalidField("source", `"${source}" must be workflow or message`);
+    if (source === "workflow") filter.workflowOnly = true;
+  }
+  const runIds = multi(query, "workflowRunId");
+  if (runIds) filter.workflowRunId = runIds;
+  const workflowUrl = single(query, "workflowUrl");
+  if (workflowUrl !== undefined && workflowUrl !== "") filter.url = [...(filter.url ?? []), workflowUrl];
   const statuses = multi(query, "responseStatus");
   if (statuses) {
     filter.responseStatus = statuses.map((s) => {
@@ -116,7 +128,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
       (e) => e.seq,
       page.cursor,
     );
-    const messages = fitted.records;
+    const messages = await withRunFields(services, request.account.id, page.entries, fitted.records);
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
     return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
@@ -165,5 +177,32 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
       responses: result.responses.map((r) => (r.deduplicated ? { ...r } : { messageId: r.messageId })),
       ...(result.cursor === undefined ? {} : { cursor: result.cursor }),
     };
+  });
+}
+
+/** Entries of workflow steps carry their run's fields (docs/workflows.md "DLQ", contract §6.10). */
+async function withRunFields(
+  services: Services,
+  accountId: string,
+  entries: DlqEntry[],
+  records: Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  const runs = new Map<string, WorkflowRun | undefined>();
+  for (const e of entries) {
+    const runId = e.message.spec.workflow?.runId;
+    if (runId !== undefined && !runs.has(runId)) runs.set(runId, await services.store.workflowRunGet({ accountId, runId }));
+  }
+  return records.map((record, i) => {
+    const runId = entries[i]?.message.spec.workflow?.runId;
+    if (runId === undefined) return record;
+    const run = runs.get(runId);
+    const fields: Record<string, unknown> = { workflowRunId: runId };
+    if (run) {
+      fields.workflowUrl = run.url;
+      fields.workflowCreatedAt = run.createdAt;
+      if (run.label !== undefined) fields.label = run.label;
+      if (run.config.failureCallback) fields.failureCallback = run.config.failureCallback.url;
+    }
+    return { ...record, ...fields };
   });
 }

@@ -19,6 +19,12 @@ function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where
   if (filter.responseStatus && filter.responseStatus.length > 0) {
     terms.push(`response_status = ANY(${params.add(filter.responseStatus)}::int[])`);
   }
+  // A workflow step's run is in its spec (src/domain/workflow.ts WorkflowLink).
+  const runOf = "(spec::jsonb #>> '{workflow,runId}')";
+  if (filter.workflowRunId && filter.workflowRunId.length > 0) {
+    terms.push(`${runOf} = ANY(${params.add(filter.workflowRunId)}::text[])`);
+  }
+  if (filter.workflowOnly) terms.push(`${runOf} IS NOT NULL`);
   return { params, where: `${account}${andAll(terms)}` };
 }
 

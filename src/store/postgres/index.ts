@@ -20,6 +20,7 @@ import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
 import { overviewQueries } from "./overview.js";
+import { workflowQueries } from "./workflows.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -53,6 +54,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...combineParts(ctx, [accountQueries, messageQueries, logQueries, dlqQueries, scheduleQueries, topicQueries]),
     ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
+    ...combineParts(ctx, [workflowQueries]),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

@@ -11,6 +11,7 @@ import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
+import { pgWorkflowWrites } from "./workflow-writes.js";
 
 /** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
 const renewSql = {
@@ -151,7 +152,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
   };
 
   /** Any outcome of one message: its queue, its callbacks, its cancel request (see FinishParams). */
-  const finishOne = ({ message: m, owner, now, outcome, logs, newMessages }: FinishParams) =>
+  // A workflow step that fails for good ends its run in the same transaction (docs/workflows.md "Failures").
+  const workflows = pgWorkflowWrites(ctx.query, insertNew);
+
+  const finishOne = ({ message: m, owner, now, outcome, logs, newMessages, workflowEnd }: FinishParams) =>
     ctx.write(async (tx) => {
       let kind = outcome.kind;
       const queue = await queues.beforeFinish(tx, m, newMessages); // locks its queue; HELD or deleted (queues.ts)
@@ -164,6 +168,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
           const r = outcome.response;
           const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
           if ((await tx.query(failOwnedSql(queue.hold), [...values, r.error ?? null])).length === 0) return false;
+          if (workflowEnd) await workflows.end(tx, workflowEnd);
           break;
         }
         case "retry":

@@ -293,6 +293,66 @@ CREATE TABLE usage (
   CONSTRAINT usage_pkey PRIMARY KEY (account_id, minute, metric)
 );
 
+-- table workflow_events
+CREATE TABLE workflow_events (
+  account_id text NOT NULL,
+  run_id text NOT NULL,
+  event_id text NOT NULL,
+  data bytea NOT NULL,
+  created_at bigint NOT NULL,
+  CONSTRAINT workflow_events_pkey PRIMARY KEY (account_id, run_id, event_id)
+);
+
+-- table workflow_runs
+CREATE TABLE workflow_runs (
+  seq bigint NOT NULL DEFAULT nextval('workflow_runs_seq_seq'::regclass),
+  account_id text NOT NULL,
+  run_id text NOT NULL,
+  url text NOT NULL,
+  state text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  completed_at bigint,
+  label text,
+  config text NOT NULL,
+  initial_body bytea NOT NULL,
+  result text,
+  invoker text,
+  caller_ip text,
+  dlq_id text,
+  flow_key text,
+  rest_trigger boolean NOT NULL DEFAULT false,
+  init_message_id text NOT NULL,
+  step_count bigint NOT NULL DEFAULT 0,
+  CONSTRAINT workflow_runs_account_id_run_id_key UNIQUE (account_id, run_id),
+  CONSTRAINT workflow_runs_pkey PRIMARY KEY (seq)
+);
+
+-- table workflow_steps
+CREATE TABLE workflow_steps (
+  account_id text NOT NULL,
+  run_id text NOT NULL,
+  position bigint NOT NULL,
+  message_id text NOT NULL,
+  call_type text NOT NULL,
+  body bytea NOT NULL,
+  created_at bigint NOT NULL,
+  CONSTRAINT workflow_steps_pkey PRIMARY KEY (account_id, run_id, "position")
+);
+
+-- table workflow_waiters
+CREATE TABLE workflow_waiters (
+  waiter_id text NOT NULL,
+  account_id text NOT NULL,
+  event_id text NOT NULL,
+  run_id text NOT NULL,
+  deadline bigint NOT NULL,
+  created_at bigint NOT NULL,
+  timeout_message_id text NOT NULL,
+  waiter text NOT NULL,
+  CONSTRAINT workflow_waiters_pkey PRIMARY KEY (waiter_id)
+);
+
 -- index accounts_customer
 CREATE INDEX accounts_customer ON public.accounts USING btree (customer_id, created_at, seq);
 
@@ -382,6 +442,15 @@ CREATE INDEX search_indexes_slug ON public.search_indexes USING btree (slug);
 
 -- index usage_minute
 CREATE INDEX usage_minute ON public.usage USING btree (minute);
+
+-- index workflow_runs_ended
+CREATE INDEX workflow_runs_ended ON public.workflow_runs USING btree (completed_at) WHERE (completed_at IS NOT NULL);
+
+-- index workflow_waiters_event
+CREATE INDEX workflow_waiters_event ON public.workflow_waiters USING btree (account_id, event_id);
+
+-- index workflow_waiters_run
+CREATE INDEX workflow_waiters_run ON public.workflow_waiters USING btree (account_id, run_id);
 
 -- function ferry_accounts_changed
 CREATE OR REPLACE FUNCTION public.ferry_accounts_changed()

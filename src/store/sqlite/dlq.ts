@@ -13,6 +13,9 @@ function dlqWhere(filter: DlqFilter): { where: string[]; params: unknown[] } {
   };
   anyOf(filter.dlqIds, "dlq_id");
   anyOf(filter.responseStatus, "response_status");
+  // A workflow step's run is in its spec (src/domain/workflow.ts WorkflowLink).
+  anyOf(filter.workflowRunId, "json_extract(spec, '$.workflow.runId')");
+  if (filter.workflowOnly) where.push("json_extract(spec, '$.workflow.runId') IS NOT NULL");
   return { where, params };
 }
 

@@ -18,6 +18,7 @@ import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
 import { overviewQueries } from "./overview.js";
+import { workflowQueries } from "./workflows.js";
 
 /**
  * The embedded default store: one better-sqlite3 connection in WAL mode, every write through group commit.
@@ -32,5 +33,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...combineParts(ctx, [accountQueries, messageQueries, logQueries, dlqQueries, scheduleQueries, topicQueries]),
     ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
+    ...combineParts(ctx, [workflowQueries]),
   };
 }

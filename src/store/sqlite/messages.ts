@@ -10,6 +10,7 @@ import { filterSql } from "./filters.js";
 import { flowEngine } from "./flow-control.js";
 import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
+import { workflowWrites } from "./workflow-writes.js";
 
 /**
  * Inserts messages with their CREATED (and, when leased, ACTIVE) log entries and usage, skipping live duplicates.
@@ -96,6 +97,8 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   );
 
   const insertNew = messageInserter(ctx);
+  // A workflow step that fails for good ends its run in the same transaction (docs/workflows.md "Failures").
+  const workflows = workflowWrites(ctx, insertNew);
   const writeRecords = ({ logs, usage }: FinishRecords, now: number) => {
     for (const entry of logs) ctx.insertLog(entry);
     ctx.addUsage(usage.accountId, now, usage.metric, usage.count, usage.bytes);
@@ -162,6 +165,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
               error: o.response.error ?? null,
             });
             queues.release(m, newMessages);
+            if (p.workflowEnd) workflows.end(p.workflowEnd);
             break;
           }
           case "delivered":

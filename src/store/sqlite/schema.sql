@@ -304,6 +304,64 @@ CREATE TABLE usage (
   PRIMARY KEY (account_id, minute, metric)
 ) WITHOUT ROWID;
 
+-- table workflow_events
+CREATE TABLE workflow_events (
+  account_id TEXT NOT NULL,
+  run_id     TEXT NOT NULL,
+  event_id   TEXT NOT NULL,
+  data       BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, run_id, event_id)
+) WITHOUT ROWID;
+
+-- table workflow_runs
+CREATE TABLE workflow_runs (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id      TEXT NOT NULL,
+  run_id          TEXT NOT NULL,
+  url             TEXT NOT NULL,
+  state           TEXT NOT NULL,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  completed_at    INTEGER,
+  label           TEXT,
+  config          TEXT NOT NULL,
+  initial_body    BLOB NOT NULL,
+  result          TEXT,
+  invoker         TEXT,
+  caller_ip       TEXT,
+  dlq_id          TEXT,
+  flow_key        TEXT,
+  rest_trigger    INTEGER NOT NULL DEFAULT 0,
+  init_message_id TEXT NOT NULL,
+  step_count      INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (account_id, run_id)
+);
+
+-- table workflow_steps
+CREATE TABLE workflow_steps (
+  account_id TEXT NOT NULL,
+  run_id     TEXT NOT NULL,
+  position   INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  call_type  TEXT NOT NULL,
+  body       BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, run_id, position)
+) WITHOUT ROWID;
+
+-- table workflow_waiters
+CREATE TABLE workflow_waiters (
+  waiter_id          TEXT PRIMARY KEY,
+  account_id         TEXT NOT NULL,
+  event_id           TEXT NOT NULL,
+  run_id             TEXT NOT NULL,
+  deadline           INTEGER NOT NULL,
+  created_at         INTEGER NOT NULL,
+  timeout_message_id TEXT NOT NULL,
+  waiter             TEXT NOT NULL
+);
+
 -- index accounts_customer
 CREATE INDEX accounts_customer ON accounts (customer_id, created_at);
 
@@ -381,6 +439,15 @@ CREATE INDEX search_vectors_namespace ON search_vectors (index_id, namespace);
 
 -- index usage_minute
 CREATE INDEX usage_minute ON usage (minute);
+
+-- index workflow_runs_ended
+CREATE INDEX workflow_runs_ended ON workflow_runs (completed_at) WHERE completed_at IS NOT NULL;
+
+-- index workflow_waiters_event
+CREATE INDEX workflow_waiters_event ON workflow_waiters (account_id, event_id);
+
+-- index workflow_waiters_run
+CREATE INDEX workflow_waiters_run ON workflow_waiters (account_id, run_id);
 
 -- trigger messages_active_delete
 CREATE TRIGGER messages_active_delete AFTER DELETE ON messages WHEN OLD.state = 'ACTIVE'

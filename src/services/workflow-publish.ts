@@ -1,0 +1,172 @@
+import type { Dialect } from "../domain/dialect.js";
+import { unsendableHeaders } from "../domain/headers.js";
+import type { NewMessage } from "../domain/message.js";
+import { type ConfigSource, type ParsedConfig, parseBool, parseHttpUrl } from "../domain/publish-config.js";
+import {
+  type NewWorkflowRun,
+  type RunInvoker,
+  runConfigOf,
+  validRunId,
+  withRunConfig,
+  type WorkflowRun,
+} from "../domain/workflow.js";
+import { AppError, invalidField } from "../errors.js";
+import type { Services } from "./context.js";
+import type { PublishedMessage } from "./publish.js";
+import { parseInvokeRequest } from "./workflow-invoke.js";
+
+/*
+ * Workflow messages on the publish path (docs/workflows.md "Messages of a run"; contract §4): a publish or batch item
+ * carrying the run id header belongs to a run. Init creates the run, a step appends to its history, a call goes to a
+ * third party with its callback bound to the run.
+ */
+
+/** The run id header of a publish, when it has one: the publish is then a workflow message. */
+export function workflowRunIdOf(source: ConfigSource, dialect: Dialect): string | undefined {
+  const raw = source.headers[dialect.key("Workflow-RunId")];
+  return Array.isArray(raw) ? raw[0] : raw;
+}
+
+/**
+ * The SDK forwards every header of the request that started a run (contract §2.2, "Forwarded transport headers"):
+ * hop-by-hop and framing ones are dropped here instead of refused, and the run's own headers that Ferry sets on every
+ * delivery (`Workflow-*`) are not forwarded again.
+ */
+export function withoutTransportHeaders(source: ConfigSource, dialect: Dialect): ConfigSource {
+  const headers: ConfigSource["headers"] = Object.create(null) as ConfigSource["headers"];
+  const forward = dialect.key("Forward-");
+  const failureForward = dialect.key("Failure-Callback-Forward-");
+  const ownWorkflow = dialect.key("Workflow-");
+  const keep = new Set([dialect.key("Workflow-Sdk-Version"), dialect.key("Workflow-Invoke-Count")]);
+  for (const [name, value] of Object.entries(source.headers)) {
+    const target = name.startsWith(forward)
+      ? name.slice(forward.length)
+      : name.startsWith(failureForward)
+        ? name.slice(failureForward.length)
+        : undefined;
+    if (target !== undefined && unsendableHeaders.has(target)) continue;
+    if (target !== undefined && target.startsWith(ownWorkflow) && !keep.has(target)) {
+      // Failure callbacks keep theirs: the SDK tells a failure callback by them (Is-Failure, Failure-Callback).
+      if (name.startsWith(forward)) continue;
+    }
+    headers[name] = value;
+  }
+  return { headers, query: source.query };
+}
+
+const CALL_TYPES = new Set(["step", "toCallback"]);
+
+export interface WorkflowPublishInput {
+  accountId: string;
+  source: ConfigSource;
+  parsed: ParsedConfig;
+  /** The message publish built (one target): its spec, id and due time are kept. */
+  message: NewMessage;
+  now: number;
+  /** The names the publish used (docs/messaging.md "Dialects"). */
+  dialect: Dialect;
+  /** Created by `POST /v2/trigger`: the SDK restarts it with its own Init (contract §6.11). */
+  restTrigger?: boolean;
+}
+
+function endedError(dialect: Dialect, runId: string, run: WorkflowRun | undefined): AppError {
+  const field = dialect.header("Workflow-RunId");
+  return run
+    ? invalidField(field, `workflow run ${runId} has ended (${run.state}); it accepts no more steps`)
+    : invalidField(field, `workflow run ${runId} does not exist`);
+}
+
+/** Publishes one workflow message: creates, appends to or calls out of its run. */
+export async function publishWorkflowMessage(services: Services, input: WorkflowPublishInput): Promise<PublishedMessage> {
+  const { store } = services;
+  const { parsed, message: m, now, dialect } = input;
+  const runId = validRunId(parsed.raw("workflow-runid")!, dialect.header("Workflow-RunId"));
+  const initRaw = parsed.raw("workflow-init");
+  const init = initRaw !== undefined && parseBool(initRaw, dialect.header("Workflow-Init"));
+  const callType = parsed.raw("workflow-calltype")?.trim() ?? "step";
+  if (!CALL_TYPES.has(callType)) {
+    throw invalidField(dialect.header("Workflow-CallType"), `"${callType}" is not one of step, toCallback`);
+  }
+  const urlRaw = parsed.raw("workflow-url");
+  const url = urlRaw === undefined ? m.url : parseHttpUrl(urlRaw, dialect.header("Workflow-Url"));
+
+  if (callType === "toCallback") {
+    const run = await store.workflowRunGet({ accountId: input.accountId, runId });
+    if (!run || run.state !== "RUN_STARTED") throw endedError(dialect, runId, run);
+    m.spec = { ...m.spec, workflow: { runId, role: "call" } };
+    // The call's result comes back through its callback: give it the run's retries, not the call's (0 by default),
+    // so that one failed callback attempt does not lose the result (contract §6.3).
+    if (m.spec.callback && m.spec.callback.retries === undefined) {
+      m.spec.callback = { ...m.spec.callback, retries: run.config.retries };
+    }
+    const [result] = await store.messageInsertMany({ items: [{ message: m }], now, dedupWindowMs: 0 });
+    services.dispatcher.nudge();
+    return { messageId: result!.messageId, url: m.url, deduplicated: false };
+  }
+
+  if (init) return createRun(services, input, runId, url);
+
+  const run = await store.workflowRunGet({ accountId: input.accountId, runId });
+  if (!run || run.state !== "RUN_STARTED") throw endedError(dialect, runId, run);
+  m.spec = { ...withRunConfig(m.spec, run.config, parsed.raw("retries") !== undefined), workflow: { runId, role: "step" } };
+  const appended = await store.workflowStepAppend({
+    accountId: input.accountId,
+    runId,
+    steps: [{ item: { message: m }, callType: "step" }],
+    now,
+  });
+  if (!appended.appended) throw endedError(dialect, runId, appended.run);
+  noteNew(services, m);
+  return { messageId: m.id, url: m.url, deduplicated: false };
+}
+
+function noteNew(services: Services, m: NewMessage): void {
+  if (m.dueAt <= services.clock.now()) services.dispatcher.nudge();
+  else services.dispatcher.noteDue(m.dueAt);
+}
+
+/** `Init: true`: a new run (contract §4.2), or an invoked one (§6.5) whose payload is the invoke request's `body`. */
+async function createRun(
+  services: Services,
+  input: WorkflowPublishInput,
+  runId: string,
+  url: string,
+): Promise<PublishedMessage> {
+  const { store } = services;
+  const { parsed, message: m, now, dialect } = input;
+  const invokeRaw = parsed.raw("workflow-invoke");
+  const invoke = invokeRaw !== undefined && parseBool(invokeRaw, dialect.header("Workflow-Invoke"));
+  let initialBody = m.body ?? Buffer.alloc(0);
+  let invoker: RunInvoker | undefined;
+  if (invoke) {
+    const parent = await parseInvokeRequest(services, input.accountId, initialBody, now, dialect);
+    invoker = parent.invoker;
+    initialBody = parent.body;
+  }
+  m.body = initialBody.length > 0 ? initialBody : undefined;
+  m.spec = { ...m.spec, workflow: { runId, role: "step" } };
+  const run: NewWorkflowRun = {
+    accountId: input.accountId,
+    runId,
+    url,
+    state: "RUN_STARTED",
+    createdAt: now,
+    config: runConfigOf(m.spec),
+    initialBody,
+    restTrigger: input.restTrigger === true,
+    initMessageId: m.id,
+  };
+  if (m.spec.labels !== undefined) run.label = m.spec.labels.join(",");
+  if (invoker) run.invoker = invoker;
+  if (m.callerIp !== undefined) run.callerIp = m.callerIp;
+  const bySdk = parsed.raw("workflow-trigger-by-sdk");
+  const restartRest = bySdk !== undefined && bySdk.trim().toLowerCase() === "true";
+  const created = await store.workflowRunCreate({ run, item: { message: m }, now, restartRest });
+  if (!created.created) {
+    // A second Init for the same id (the SDK retrying its trigger): nothing is written (contract §4.2).
+    return { messageId: created.run?.initMessageId ?? m.id, url: m.url, deduplicated: true };
+  }
+  noteNew(services, m);
+  return { messageId: m.id, url: m.url, deduplicated: false };
+}
+

@@ -1,0 +1,112 @@
+import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
+import type { InsertResult } from "../store.js";
+import type { RunEnd, StepAppend } from "../workflow-store.js";
+import { type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
+import type { Tx } from "./context.js";
+import type { MessageInserter } from "./messages.js";
+
+/**
+ * The workflow writes other writes share (mirrors src/store/sqlite/workflow-writes.ts): appending to a run and
+ * ending one, inside a write's transaction. Every change to a run first locks its row (`FOR UPDATE`), so appends to
+ * one run from several nodes are applied one at a time, each at the next position, and a run that ended accepts
+ * nothing more: two nodes never both apply a step (docs/workflows.md "Several nodes").
+ */
+export interface PgWorkflowWrites {
+  lockRun(tx: Tx, accountId: string, runId: string): Promise<RunRow | undefined>;
+  run(tx: Tx | undefined, accountId: string, runId: string): Promise<WorkflowRun | undefined>;
+  appendLocked(tx: Tx, row: RunRow, list: StepAppend[], now: number): Promise<InsertResult[]>;
+  append(tx: Tx, accountId: string, runId: string, list: StepAppend[], now: number): Promise<InsertResult[] | undefined>;
+  end(tx: Tx, p: RunEnd): Promise<boolean>;
+  historyOf(tx: Tx | undefined, accountId: string, runId: string): Promise<HistoryEntry[]>;
+  deleteRunRows(tx: Tx, accountId: string, runId: string, withRun: boolean): Promise<void>;
+}
+
+export function pgWorkflowWrites(
+  read: <R>(text: string, values: unknown[]) => Promise<R[]>,
+  insertNew: MessageInserter,
+): PgWorkflowWrites {
+  const q = <R>(tx: Tx | undefined, text: string, values: unknown[]) =>
+    tx ? tx.query<R>(text, values) : read<R>(text, values);
+
+  const lockRun = async (tx: Tx, accountId: string, runId: string) =>
+    (
+      await tx.query<RunRow>("SELECT * FROM workflow_runs WHERE account_id = $1 AND run_id = $2 FOR UPDATE", [
+        accountId,
+        runId,
+      ])
+    )[0];
+
+  const appendLocked = async (tx: Tx, row: RunRow, list: StepAppend[], now: number) => {
+    let position = row.step_count;
+    for (const s of list) {
+      const m = s.item.message;
+      await tx.execute(
+        `INSERT INTO workflow_steps (account_id, run_id, position, message_id, call_type, body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [row.account_id, row.run_id, position++, m.id, s.callType, m.body ?? Buffer.alloc(0), now],
+      );
+    }
+    await tx.execute(
+      "UPDATE workflow_runs SET step_count = $1, updated_at = $2 WHERE account_id = $3 AND run_id = $4",
+      [position, now, row.account_id, row.run_id],
+    );
+    row.step_count = position;
+    const results = await insertNew(
+      tx,
+      list.map((s) => s.item),
+      now,
+      0,
+    );
+    tx.addUsage(row.account_id, now, "workflow_message", list.length, 0);
+    return results;
+  };
+
+  const deleteRunRows = async (tx: Tx, accountId: string, runId: string, withRun: boolean) => {
+    await tx.execute("DELETE FROM workflow_waiters WHERE account_id = $1 AND run_id = $2", [accountId, runId]);
+    await tx.execute("DELETE FROM workflow_events WHERE account_id = $1 AND run_id = $2", [accountId, runId]);
+    if (withRun) {
+      await tx.execute("DELETE FROM workflow_steps WHERE account_id = $1 AND run_id = $2", [accountId, runId]);
+      await tx.execute("DELETE FROM workflow_runs WHERE account_id = $1 AND run_id = $2", [accountId, runId]);
+    }
+  };
+
+  const w: PgWorkflowWrites = {
+    lockRun,
+    run: async (tx, accountId, runId) => {
+      const [row] = await q<RunRow>(tx, "SELECT * FROM workflow_runs WHERE account_id = $1 AND run_id = $2", [
+        accountId,
+        runId,
+      ]);
+      return row ? runFromRow(row) : undefined;
+    },
+    appendLocked,
+    append: async (tx, accountId, runId, list, now) => {
+      const row = await lockRun(tx, accountId, runId);
+      if (!row || row.state !== "RUN_STARTED") return undefined;
+      return appendLocked(tx, row, list, now);
+    },
+    end: async (tx, p) => {
+      const row = await lockRun(tx, p.accountId, p.runId);
+      if (!row || row.state !== "RUN_STARTED") return false;
+      await tx.execute(
+        `UPDATE workflow_runs SET state = $1, result = $2, dlq_id = $3, completed_at = $4, updated_at = $4
+         WHERE account_id = $5 AND run_id = $6`,
+        [p.state, p.result ?? null, p.dlqId ?? null, p.now, p.accountId, p.runId],
+      );
+      await deleteRunRows(tx, p.accountId, p.runId, false);
+      if (p.followUp) await w.append(tx, p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);
+      return true;
+    },
+    historyOf: async (tx, accountId, runId) =>
+      (
+        await q<StepRow>(
+          tx,
+          `SELECT message_id, call_type, body, created_at FROM workflow_steps
+           WHERE account_id = $1 AND run_id = $2 ORDER BY position`,
+          [accountId, runId],
+        )
+      ).map(stepFromRow),
+    deleteRunRows,
+  };
+  return w;
+}

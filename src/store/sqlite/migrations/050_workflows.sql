@@ -1,0 +1,59 @@
+-- Workflow runs (docs/workflows.md): the run, its ordered step history, its waiters and early events (lookback).
+-- A run id is the SDK's (`wfr_…`, possibly chosen by the user), so it is unique per account only.
+CREATE TABLE workflow_runs (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id      TEXT NOT NULL,
+  run_id          TEXT NOT NULL,
+  url             TEXT NOT NULL,
+  state           TEXT NOT NULL,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  completed_at    INTEGER,
+  label           TEXT,
+  config          TEXT NOT NULL,
+  initial_body    BLOB NOT NULL,
+  result          TEXT,
+  invoker         TEXT,
+  caller_ip       TEXT,
+  dlq_id          TEXT,
+  flow_key        TEXT,
+  rest_trigger    INTEGER NOT NULL DEFAULT 0,
+  init_message_id TEXT NOT NULL,
+  step_count      INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (account_id, run_id)
+);
+CREATE INDEX workflow_runs_ended ON workflow_runs (completed_at) WHERE completed_at IS NOT NULL;
+
+-- position orders the history: entry 0 is the payload; appends to one run are serialised by its row.
+CREATE TABLE workflow_steps (
+  account_id TEXT NOT NULL,
+  run_id     TEXT NOT NULL,
+  position   INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  call_type  TEXT NOT NULL,
+  body       BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, run_id, position)
+) WITHOUT ROWID;
+
+CREATE TABLE workflow_waiters (
+  waiter_id          TEXT PRIMARY KEY,
+  account_id         TEXT NOT NULL,
+  event_id           TEXT NOT NULL,
+  run_id             TEXT NOT NULL,
+  deadline           INTEGER NOT NULL,
+  created_at         INTEGER NOT NULL,
+  timeout_message_id TEXT NOT NULL,
+  waiter             TEXT NOT NULL
+);
+CREATE INDEX workflow_waiters_event ON workflow_waiters (account_id, event_id);
+CREATE INDEX workflow_waiters_run ON workflow_waiters (account_id, run_id);
+
+CREATE TABLE workflow_events (
+  account_id TEXT NOT NULL,
+  run_id     TEXT NOT NULL,
+  event_id   TEXT NOT NULL,
+  data       BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, run_id, event_id)
+) WITHOUT ROWID;

@@ -1,0 +1,114 @@
+import type { InsertItem, InsertResult } from "../store.js";
+import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
+import type { RunEnd, StepAppend } from "../workflow-store.js";
+import { RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
+import type { SqliteContext } from "./context.js";
+
+/**
+ * The workflow writes other writes share (synchronous: call them inside `ctx.write`): appending to a run and ending
+ * one. `messageFinish` ends a run whose step failed for good in its own transaction, so it gets these too; the
+ * message inserter is passed in to keep messages.ts and this file free of an import cycle.
+ */
+export function workflowWrites(
+  ctx: SqliteContext,
+  insertNew: (items: InsertItem[], now: number, windowMs: number) => InsertResult[],
+) {
+  const { db } = ctx;
+  const getRun = db.prepare("SELECT * FROM workflow_runs WHERE account_id = ? AND run_id = ?");
+  const insertRun = db.prepare(
+    `INSERT INTO workflow_runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+  );
+  const deleteRun = db.prepare("DELETE FROM workflow_runs WHERE account_id = ? AND run_id = ?");
+  const insertStep = db.prepare(
+    `INSERT INTO workflow_steps (account_id, run_id, position, message_id, call_type, body, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const bumpSteps = db.prepare(
+    "UPDATE workflow_runs SET step_count = step_count + 1, updated_at = ? WHERE account_id = ? AND run_id = ?",
+  );
+  const steps = db.prepare(
+    "SELECT message_id, call_type, body, created_at FROM workflow_steps WHERE account_id = ? AND run_id = ? ORDER BY position",
+  );
+  const deleteSteps = db.prepare("DELETE FROM workflow_steps WHERE account_id = ? AND run_id = ?");
+  const endRun = db.prepare(
+    `UPDATE workflow_runs SET state = ?, result = ?, dlq_id = ?, completed_at = ?, updated_at = ?
+     WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED'`,
+  );
+  const insertWaiter = db.prepare(
+    `INSERT INTO workflow_waiters (waiter_id, account_id, event_id, run_id, deadline, created_at, timeout_message_id,
+       waiter) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const deleteWaiter = db.prepare("DELETE FROM workflow_waiters WHERE waiter_id = ? AND account_id = ?");
+  const deleteRunWaiters = db.prepare("DELETE FROM workflow_waiters WHERE account_id = ? AND run_id = ?");
+  const waitersOfEvent = db.prepare("SELECT waiter FROM workflow_waiters WHERE account_id = ? AND event_id = ? ORDER BY created_at");
+  const waiterCount = db.prepare("SELECT COUNT(*) AS n FROM workflow_waiters");
+  const getEvent = db.prepare("SELECT data FROM workflow_events WHERE account_id = ? AND run_id = ? AND event_id = ?");
+  const deleteEvent = db.prepare("DELETE FROM workflow_events WHERE account_id = ? AND run_id = ? AND event_id = ?");
+  const putEvent = db.prepare(
+    `INSERT INTO workflow_events (account_id, run_id, event_id, data, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, run_id, event_id) DO UPDATE SET data = excluded.data, created_at = excluded.created_at`,
+  );
+  const deleteRunEvents = db.prepare("DELETE FROM workflow_events WHERE account_id = ? AND run_id = ?");
+  const expired = db.prepare("SELECT account_id, run_id FROM workflow_runs WHERE completed_at < ? ORDER BY completed_at LIMIT ?");
+
+  const run = (accountId: string, runId: string): WorkflowRun | undefined => {
+    const row = getRun.get(accountId, runId) as RunRow | undefined;
+    return row ? runFromRow(row) : undefined;
+  };
+
+  /** Appends to a started run (SQLite's one writer serialises appends); false when the run is not started. */
+  const append = (accountId: string, runId: string, list: StepAppend[], now: number): InsertResult[] | undefined => {
+    const row = getRun.get(accountId, runId) as RunRow | undefined;
+    if (!row || row.state !== "RUN_STARTED") return undefined;
+    let position = row.step_count;
+    for (const s of list) {
+      const m = s.item.message;
+      insertStep.run(accountId, runId, position++, m.id, s.callType, m.body ?? Buffer.alloc(0), now);
+      bumpSteps.run(now, accountId, runId);
+    }
+    const results = insertNew(
+      list.map((s) => s.item),
+      now,
+      0,
+    );
+    ctx.addUsage(accountId, now, "workflow_message", list.length, 0);
+    return results;
+  };
+
+  /** Ends a started run, removes its waiters and applies the follow-up; false when it was not started. */
+  const end = (p: RunEnd): boolean => {
+    const changed = endRun.run(p.state, p.result ?? null, p.dlqId ?? null, p.now, p.now, p.accountId, p.runId).changes;
+    if (changed === 0) return false;
+    deleteRunWaiters.run(p.accountId, p.runId);
+    deleteRunEvents.run(p.accountId, p.runId);
+    if (p.followUp) append(p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);
+    return true;
+  };
+
+  const historyOf = (accountId: string, runId: string): HistoryEntry[] =>
+    (steps.all(accountId, runId) as StepRow[]).map(stepFromRow);
+
+  return {
+    getRun,
+    insertRun,
+    deleteRun,
+    insertStep,
+    bumpSteps,
+    deleteSteps,
+    insertWaiter,
+    deleteWaiter,
+    deleteRunWaiters,
+    waitersOfEvent,
+    waiterCount,
+    getEvent,
+    deleteEvent,
+    putEvent,
+    deleteRunEvents,
+    expired,
+    run,
+    append,
+    end,
+    historyOf,
+    insertNew,
+  };
+}

@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { NewMessage } from "../../src/domain/message.js";
+import type { NewWorkflowRun, Waiter } from "../../src/domain/workflow.js";
+import type { Store } from "../../src/store/store.js";
+import { adapters } from "./adapters.js";
+import { aMessage, anAccount, NOW } from "./factories.js";
+
+/** The workflow store methods (src/store/workflow-store.ts, docs/workflows.md) against every adapter. */
+
+let seq = 0;
+const stepMessage = (runId: string, body: string, over: Partial<NewMessage> = {}): NewMessage =>
+  aMessage("acc-1", {
+    id: `msg_${runId}_${++seq}`,
+    state: "CREATED",
+    body: Buffer.from(body),
+    spec: { method: "POST", headers: {}, retries: 0, workflow: { runId, role: "step" } },
+    ...over,
+  });
+
+const newRun = (runId: string, initMessageId: string, over: Partial<NewWorkflowRun> = {}): NewWorkflowRun => ({
+  accountId: "acc-1",
+  runId,
+  url: "http://127.0.0.1:9/wf",
+  state: "RUN_STARTED",
+  createdAt: NOW,
+  config: { headers: {}, retries: 3 },
+  initialBody: Buffer.from("payload"),
+  restTrigger: false,
+  initMessageId,
+  ...over,
+});
+
+for (const adapter of adapters) {
+  describe(`workflow store: ${adapter.name}`, () => {
+    let store: Store;
+    let more: () => Promise<Store>;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, dispose, more } = await adapter.open());
+      await store.accountInsert({ account: anAccount("acc-1") });
+      await store.accountInsert({ account: anAccount("acc-2") });
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    async function started(runId: string) {
+      const init = stepMessage(runId, "payload");
+      const created = await store.workflowRunCreate({ run: newRun(runId, init.id), item: { message: init }, now: NOW });
+      expect(created.created).toBe(true);
+      return init;
+    }
+
+    it("creates a run with its payload as entry 0; the same id again writes nothing", async () => {
+      const init = await started("wfr_a");
+      const again = stepMessage("wfr_a", "other");
+      const second = await store.workflowRunCreate({ run: newRun("wfr_a", again.id), item: { message: again }, now: NOW });
+      expect(second).toMatchObject({ created: false, run: { initMessageId: init.id } });
+      expect(await store.messageGet({ accountId: "acc-1", id: again.id })).toBeUndefined();
+      const history = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_a" });
+      expect(history.map((e) => [e.messageId, e.body.toString()])).toEqual([[init.id, "payload"]]);
+      // Runs belong to their account: another account does not see it.
+      expect(await store.workflowRunGet({ accountId: "acc-2", runId: "wfr_a" })).toBeUndefined();
+    });
+
+    it("appends steps in order and cuts a delivery's history at its own entry", async () => {
+      const init = await started("wfr_b");
+      const s1 = stepMessage("wfr_b", "one");
+      const s2 = stepMessage("wfr_b", "two");
+      await store.workflowStepAppend({ accountId: "acc-1", runId: "wfr_b", steps: [{ item: { message: s1 }, callType: "step" }], now: NOW });
+      await store.workflowStepAppend({ accountId: "acc-1", runId: "wfr_b", steps: [{ item: { message: s2 }, callType: "step" }], now: NOW });
+      const prepared = await store.workflowDeliveryPrepare({ accountId: "acc-1", runId: "wfr_b", messageId: s1.id, now: NOW });
+      expect(prepared.deliver && prepared.history.map((e) => e.messageId)).toEqual([init.id, s1.id]);
+      expect(await store.messageGet({ accountId: "acc-1", id: s2.id })).toBeDefined();
+    });
+
+    it("an ended run accepts no step, and its pending messages are not delivered", async () => {
+      await started("wfr_c");
+      const pending = stepMessage("wfr_c", "sleeping");
+      await store.workflowStepAppend({ accountId: "acc-1", runId: "wfr_c", steps: [{ item: { message: pending }, callType: "step" }], now: NOW });
+      const end = await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_c", state: "RUN_CANCELED", now: NOW + 1 });
+      expect(end).toMatchObject({ ended: true, run: { state: "RUN_CANCELED", completedAt: NOW + 1 } });
+      expect((await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_c", state: "RUN_SUCCESS", now: NOW + 2 })).ended).toBe(false);
+      const late = stepMessage("wfr_c", "late");
+      const refused = await store.workflowStepAppend({ accountId: "acc-1", runId: "wfr_c", steps: [{ item: { message: late }, callType: "step" }], now: NOW });
+      expect(refused).toMatchObject({ appended: false, run: { state: "RUN_CANCELED" } });
+      expect(await store.messageGet({ accountId: "acc-1", id: late.id })).toBeUndefined();
+      expect((await store.workflowDeliveryPrepare({ accountId: "acc-1", runId: "wfr_c", messageId: pending.id, now: NOW })).deliver).toBe(false);
+    });
+
+    it("a waiter is resolved once: by notify or by its timeout, never both", async () => {
+      await started("wfr_d");
+      const timeout = stepMessage("wfr_d", "timed out", { dueAt: NOW + 60_000, notBefore: NOW + 60_000 });
+      timeout.spec = { ...timeout.spec, workflow: { runId: "wfr_d", role: "timeout", waiterId: "wtr_1" } };
+      const waiter: Waiter = {
+        waiterId: "wtr_1",
+        accountId: "acc-1",
+        eventId: "evt",
+        runId: "wfr_d",
+        url: "http://127.0.0.1:9/wf",
+        deadline: NOW + 60_000,
+        headers: {},
+        timeoutUrl: "http://127.0.0.1:9/wf",
+        timeoutHeaders: {},
+        step: { stepId: 1, stepName: "w", stepType: "Wait", concurrent: 1 },
+        timeout: "60s",
+        timeoutMessageId: timeout.id,
+        deliverySpec: { method: "POST", headers: {}, retries: 3, workflow: { runId: "wfr_d", role: "step" } },
+        createdAt: NOW,
+      };
+      expect(await store.workflowWaitRegister({ waiter, timeoutItem: { message: timeout }, now: NOW })).toEqual({ registered: true });
+      expect(await store.workflowWaiterCount()).toBe(1);
+      const result = stepMessage("wfr_d", "event");
+      const resolved = await store.workflowNotifyApply({
+        accountId: "acc-1",
+        deliveries: [{ waiterId: "wtr_1", runId: "wfr_d", step: { item: { message: result }, callType: "step" } }],
+        now: NOW,
+      });
+      expect(resolved).toEqual(["wtr_1"]);
+      const twice = await store.workflowNotifyApply({
+        accountId: "acc-1",
+        deliveries: [{ waiterId: "wtr_1", runId: "wfr_d", step: { item: { message: stepMessage("wfr_d", "again") }, callType: "step" } }],
+        now: NOW,
+      });
+      expect(twice).toEqual([]);
+      // The timeout finds its waiter gone: it is not delivered and adds nothing to the history.
+      const fired = await store.workflowDeliveryPrepare({
+        accountId: "acc-1",
+        runId: "wfr_d",
+        messageId: timeout.id,
+        waiterId: "wtr_1",
+        body: timeout.body!,
+        now: NOW + 60_000,
+      });
+      expect(fired.deliver).toBe(false);
+      const history = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_d" });
+      expect(history.map((e) => e.body.toString())).toEqual(["payload", "event"]);
+      expect(await store.workflowWaiterCount()).toBe(0);
+    });
+
+    it("keeps an early event for a run (lookback) and hands it to the run's wait", async () => {
+      await started("wfr_e");
+      const none = await store.workflowNotifyApply({
+        accountId: "acc-1",
+        deliveries: [],
+        lookback: { runId: "wfr_e", eventId: "early", data: Buffer.from("data") },
+        now: NOW,
+      });
+      expect(none).toEqual([]);
+      const waiter = { waiterId: "wtr_2", accountId: "acc-1", eventId: "early", runId: "wfr_e" } as Waiter;
+      const timeout = stepMessage("wfr_e", "t");
+      const registration = await store.workflowWaitRegister({ waiter, timeoutItem: { message: timeout }, now: NOW });
+      expect(registration).toMatchObject({ registered: false, reason: "event" });
+      expect(await store.messageGet({ accountId: "acc-1", id: timeout.id })).toBeUndefined();
+      const step = stepMessage("wfr_e", "result");
+      expect(await store.workflowWaitResolve({ accountId: "acc-1", runId: "wfr_e", eventId: "early", step: { item: { message: step }, callType: "step" }, now: NOW })).toBe(true);
+      expect(await store.workflowWaitResolve({ accountId: "acc-1", runId: "wfr_e", eventId: "early", step: { item: { message: stepMessage("wfr_e", "x") }, callType: "step" }, now: NOW })).toBe(false);
+    });
+
+    it("bulk cancel ends started runs only; retention deletes ended runs before the cutoff only", async () => {
+      await started("wfr_f");
+      await started("wfr_g");
+      await started("wfr_h");
+      await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_f", state: "RUN_SUCCESS", result: "r", now: NOW });
+      const cancelled = await store.workflowRunCancelMany({ accountId: "acc-1", filter: { url: "http://127.0.0.1:9/" }, count: 10, now: NOW + 10 });
+      expect(cancelled.map((r) => r.runId).sort()).toEqual(["wfr_g", "wfr_h"]);
+      const counts = await store.workflowRunCounts({ accountId: "acc-1" });
+      expect(counts).toMatchObject({ RUN_SUCCESS: 1, RUN_CANCELED: 2, RUN_STARTED: 0 });
+      await started("wfr_i");
+      expect(await store.workflowRetentionDelete({ before: NOW + 5, limit: 100 })).toBe(1);
+      expect(await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_f" })).toBeUndefined();
+      expect(await store.workflowHistory({ accountId: "acc-1", runId: "wfr_f" })).toEqual([]);
+      expect(await store.workflowRetentionDelete({ before: NOW + 1000, limit: 100 })).toBe(2);
+      expect((await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_i" }))?.state).toBe("RUN_STARTED");
+    });
+
+    it("two nodes appending to one run at once: every step lands once, at its own position", async () => {
+      await started("wfr_j");
+      const other = await more();
+      const appends = Array.from({ length: 20 }, (_, i) => {
+        const node = i % 2 === 0 ? store : other;
+        const message = stepMessage("wfr_j", `s${i}`);
+        return node.workflowStepAppend({ accountId: "acc-1", runId: "wfr_j", steps: [{ item: { message }, callType: "step" }], now: NOW });
+      });
+      const ending = other.workflowRunEnd({ accountId: "acc-1", runId: "wfr_j", state: "RUN_SUCCESS", now: NOW });
+      const results = await Promise.all(appends);
+      await ending;
+      const history = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_j" });
+      const appended = results.filter((r) => r.appended).length;
+      // Appends after the end were refused and wrote nothing; those before it are each in the history once.
+      expect(history).toHaveLength(1 + appended);
+      expect(new Set(history.map((e) => e.messageId)).size).toBe(history.length);
+    });
+  });
+}
