@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import { parseDurationMs } from "./duration.js";
 import { parseFlowControlValue } from "./flow-control-value.js";
 import {
@@ -47,13 +47,13 @@ export function parseBool(value: string, field: string): boolean {
   const v = value.trim().toLowerCase();
   if (v === "true") return true;
   if (v === "false") return false;
-  throw invalidField(field, `"${value}" must be true or false`);
+  throw invalidField(field, `${quoted(value)} must be true or false`);
 }
 
 function parseNonNegativeInt(value: string, field: string): number {
   const v = value.trim();
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-    throw invalidField(field, `"${value}" must be a non-negative integer`);
+    throw invalidField(field, `${quoted(value)} must be a non-negative integer`);
   }
   return Number(v);
 }
@@ -61,7 +61,7 @@ function parseNonNegativeInt(value: string, field: string): number {
 function parseMethod(value: string, field: string): string {
   const m = value.trim().toUpperCase();
   if (!(METHODS as readonly string[]).includes(m)) {
-    throw invalidField(field, `"${value}" is not one of ${METHODS.join(", ")}`);
+    throw invalidField(field, `${quoted(value)} is not one of ${METHODS.join(", ")}`);
   }
   return m;
 }
@@ -72,10 +72,10 @@ export function parseHttpUrl(value: string, field: string): string {
   try {
     url = new URL(v);
   } catch {
-    throw invalidField(field, `"${value}" is not a valid URL`);
+    throw invalidField(field, `${quoted(value)} is not a valid URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidField(field, `"${value}" has invalid scheme, use http:// or https://`);
+    throw invalidField(field, `${quoted(value)} has invalid scheme, use http:// or https://`);
   }
   return v;
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { invalidField } from "../errors.js";
+import { MAX_JSON_DEPTH, tooDeepAt } from "./json-depth.js";
 
 /** Every body arrives as raw bytes (publish forwards them untouched); JSON routes parse here. */
 export function rawBody(request: FastifyRequest): Buffer {
@@ -9,8 +10,11 @@ export function rawBody(request: FastifyRequest): Buffer {
 export function jsonBody(request: FastifyRequest): unknown {
   const raw = rawBody(request);
   if (raw.length === 0) return undefined;
+  const text = raw.toString("utf8");
+  const deep = tooDeepAt(text);
+  if (deep !== undefined) throw invalidField(deep, `nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    return JSON.parse(raw.toString("utf8"));
+    return JSON.parse(text);
   } catch {
     throw invalidField("body", "must be valid JSON");
   }

@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { AppError, quoted } from "../errors.js";
 
 /**
  * The SQL-like filter grammar of a search index (docs/search.md "Filters"), parsed into a tree that each store
@@ -98,7 +98,7 @@ function tokenize(input: string): Token[] {
       while (i < input.length && IDENT_PART.test(input[i]!)) i++;
       tokens.push({ type: "ident", text: input.slice(start, i), pos: start });
     } else {
-      throw filterError(`unexpected character ${JSON.stringify(c)}`, i);
+      throw filterError(`unexpected character ${quoted(c)}`, i);
     }
   }
   tokens.push({ type: "end", pos: input.length });
@@ -115,7 +115,7 @@ export function parseFieldPath(text: string, pos: number): FieldPath {
     source = "metadata";
     rest = rest.slice(METADATA_PREFIX.length);
   } else if (rest.startsWith("@")) {
-    throw filterError(`unknown field ${JSON.stringify(text)} (metadata fields start with "@metadata.")`, pos);
+    throw filterError(`unknown field ${quoted(text)} (metadata fields start with "@metadata.")`, pos);
   }
   const steps: PathStep[] = [];
   const re = /([^.[\]]+)|\[(\d+)\]|\[#(?:-(\d+))?\]|(\.)/gy;
@@ -124,25 +124,25 @@ export function parseFieldPath(text: string, pos: number): FieldPath {
   while (at < rest.length) {
     re.lastIndex = at;
     const m = re.exec(rest);
-    if (!m) throw filterError(`malformed field ${JSON.stringify(text)}`, pos + (text.length - rest.length) + at);
+    if (!m) throw filterError(`malformed field ${quoted(text)}`, pos + (text.length - rest.length) + at);
     if (m[1] !== undefined) {
-      if (!expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
-      if (m[1].includes("@") || m[1].includes("#")) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (!expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
+      if (m[1].includes("@") || m[1].includes("#")) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ key: m[1] });
       expectKey = false;
     } else if (m[2] !== undefined) {
-      if (steps.length === 0) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (steps.length === 0) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ index: Number(m[2]) });
     } else if (m[0].startsWith("[#")) {
-      if (steps.length === 0) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (steps.length === 0) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ fromEnd: m[3] === undefined ? 0 : Number(m[3]) });
     } else {
-      if (expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
       expectKey = true;
     }
     at = re.lastIndex;
   }
-  if (steps.length === 0 || expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+  if (steps.length === 0 || expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
   return { source, steps };
 }
 
@@ -267,11 +267,11 @@ function describe(t: Token): string {
     case "end":
       return "the end of the filter";
     case "string":
-      return `string ${JSON.stringify(t.value)}`;
+      return `string ${quoted(t.value)}`;
     case "number":
       return `number ${t.value}`;
     default:
-      return JSON.stringify(t.text);
+      return quoted(t.text);
   }
 }
 

@@ -3,7 +3,7 @@ import type { HeaderMap } from "../domain/headers.js";
 import { newMessageId } from "../domain/ids.js";
 import type { NewMessage } from "../domain/message.js";
 import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig } from "../domain/publish-config.js";
-import { AppError, invalidField } from "../errors.js";
+import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
@@ -45,7 +45,7 @@ export async function resolveTargets(
     return { targets: [{ url: parseHttpUrl(destination, "destination") }], defaultHeaders: {} };
   }
   if (!GROUP_NAME.test(destination)) {
-    throw invalidField("destination", `"${destination}" has invalid scheme, add http:// or https://`);
+    throw invalidField("destination", `${quoted(destination)} has invalid scheme, add http:// or https://`);
   }
   return services.groups.resolve(account, destination);
 }

@@ -3,7 +3,7 @@ import { newScheduleId } from "../domain/ids.js";
 import type { ConfigSource } from "../domain/publish-config.js";
 import { parsePublishConfig } from "../domain/publish-config.js";
 import { parseScheduleId, type ScheduleWithStates } from "../domain/schedule.js";
-import { AppError, invalidField, notFound, quotaExceeded } from "../errors.js";
+import { AppError, invalidField, notFound, quotaExceeded, quoted } from "../errors.js";
 import type { NewSchedule } from "../store/schedule-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
@@ -52,7 +52,7 @@ export async function createSchedule(services: Services, input: CreateScheduleIn
   const id = idRaw === undefined ? newScheduleId() : parseScheduleId(idRaw, field("Schedule-Id"));
   const queueRaw = parsed.raw("queue-name")?.trim();
   if (queueRaw !== undefined && queueRaw !== "" && !QUEUE_NAME.test(queueRaw)) {
-    throw invalidField(field("Queue-Name"), `"${queueRaw}" may contain only letters, digits, "-", "_" and "."`);
+    throw invalidField(field("Queue-Name"), `${quoted(queueRaw)} may contain only letters, digits, "-", "_" and "."`);
   }
 
   const schedule: NewSchedule = {

@@ -5,6 +5,7 @@ import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
+import { keyName } from "../query.js";
 import type { Dialect } from "../../domain/dialect.js";
 import { splitDestination } from "../destination.js";
 import { publishedView } from "./publish.js";
@@ -19,10 +20,10 @@ function itemHeaders(raw: unknown): HeaderValues {
   const headers = emptyHeaderMap<string | string[]>();
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || value === null) continue;
-    if (!HTTP_TOKEN.test(name)) throw invalidField(`headers.${name}`, "is not a valid header name");
+    if (!HTTP_TOKEN.test(name)) throw invalidField(keyName(`headers.${name}`, "field"), "is not a valid header name");
     const values = (Array.isArray(value) ? value : [value]).map((v) => {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-        throw invalidField(`headers.${name}`, "must be a string or an array of strings");
+        throw invalidField(keyName(`headers.${name}`, "field"), "must be a string or an array of strings");
       }
       return String(v);
     });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ConfigSource } from "../../domain/publish-config.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { deleteDlq, deleteDlqMany, getDlq, listDlq, retryDlq, retryDlqMany } from "../../services/dlq.js";
 import type { DlqFilter } from "../../store/store-dlq.js";
@@ -39,7 +39,7 @@ function dlqFilter(query: Query): DlqFilter {
   const statuses = multi(query, "responseStatus");
   if (statuses) {
     filter.responseStatus = statuses.map((s) => {
-      if (!/^\d{1,3}$/.test(s)) throw invalidField("responseStatus", `"${s}" is not an HTTP status code`);
+      if (!/^\d{1,3}$/.test(s)) throw invalidField("responseStatus", `${quoted(s)} is not an HTTP status code`);
       return Number(s);
     });
   }
@@ -77,7 +77,7 @@ function readQuery(
 function cursorParam(query: Query): string | undefined {
   const cursor = single(query, "cursor");
   if (cursor === undefined || cursor === "") return undefined;
-  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
+  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
   return cursor;
 }
 
