@@ -66,6 +66,22 @@ function parseMethod(value: string, field: string): string {
   return m;
 }
 
+/** Longest deduplication id (characters): a key stored per message, not a payload. */
+export const MAX_DEDUP_ID = 1024;
+
+/**
+ * The one rule for a deduplication id, whichever channel brought it (header, query parameter, batch item header):
+ * trimmed, not empty, at most MAX_DEDUP_ID characters, and only what a header value may hold (no control characters,
+ * nothing beyond latin-1), so the same id means the same key everywhere.
+ */
+export function parseDedupId(value: string, field: string): string {
+  refuseUnsendableValue(value, field);
+  const id = value.trim();
+  if (id.length === 0) throw invalidField(field, "must not be empty");
+  if (id.length > MAX_DEDUP_ID) throw invalidField(field, `must be at most ${MAX_DEDUP_ID} characters`);
+  return id;
+}
+
 export function parseHttpUrl(value: string, field: string): string {
   const v = value.trim();
   let url: URL;
@@ -108,6 +124,9 @@ export function parsePublishConfig(
   const failurePrefix = `${p}failure-callback-`;
   const callbackKnown = new Set(["timeout", "retries", "retry-delay", "method", "delay"]);
 
+  // One value rule for every channel (docs/reliability.md "Configuration values"): what a header may carry, whether
+  // it came as a request header, a batch item's header or a query parameter.
+  for (const [key, value] of source.query) refuseUnsendableValue(value, key);
   for (const [name, value] of Object.entries(source.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
@@ -178,8 +197,8 @@ export function parsePublishConfig(
   const redactRaw = get("redact-fields");
   const redact = redactRaw === undefined ? undefined : parseRedactFields(redactRaw, field("Redact-Fields"));
 
-  const dedupId = get("deduplication-id")?.trim();
-  if (dedupId !== undefined && dedupId.length === 0) throw invalidField(field("Deduplication-Id"), "must not be empty");
+  const dedupRaw = get("deduplication-id");
+  const dedupId = dedupRaw === undefined ? undefined : parseDedupId(dedupRaw, field("Deduplication-Id"));
   const cbdRaw = get("content-based-deduplication");
   const contentBasedDedup = cbdRaw !== undefined && parseBool(cbdRaw, field("Content-Based-Deduplication"));
 
