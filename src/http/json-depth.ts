@@ -10,12 +10,21 @@ export const MAX_JSON_DEPTH = 64;
 /** Path components a too-deep message names before it elides the rest. */
 const SHOWN = 4;
 
+/** What a body's shape breaks, found before it is parsed. */
+export type ShapeProblem = { kind: "depth"; path: string } | { kind: "items"; max: number };
+
 /**
- * The path of the first array or object of `text` nested deeper than `max`, e.g. `body[0].content.t[0]…`, or
- * undefined. One pass over the characters with explicit stacks: no recursion, whatever the input's depth. The text
- * need not be valid JSON (the parser decides that afterwards); only strings and brackets are followed.
+ * The first shape limit `text` breaks: an array or object nested deeper than `maxDepth` (with its path, e.g.
+ * `body[0].content.t[0]…`), or a top-level array of more than `maxItems` elements. One pass over the characters with
+ * explicit stacks: no recursion, whatever the input's depth, and it stops at the first element past the limit. The
+ * text need not be valid JSON (the parser decides that afterwards); only strings, brackets and commas are followed.
  */
-export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): string | undefined {
+export function shapeProblem(
+  text: string,
+  limits: { maxDepth?: number; maxItems?: number } = {},
+): ShapeProblem | undefined {
+  const max = limits.maxDepth ?? MAX_JSON_DEPTH;
+  const maxItems = limits.maxItems ?? Infinity;
   // Per open container: object or array, whether the next string is a member name, the current member's name
   // (as offsets into `text`), the current array index.
   const isObject: boolean[] = [];
@@ -41,7 +50,7 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): string | undefine
         expectKey[top] = false;
       }
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (depth >= max) return pathOf(text, depth, isObject, keyStart, keyEnd, index);
+      if (depth >= max) return { kind: "depth", path: pathOf(text, depth, isObject, keyStart, keyEnd, index) };
       isObject[depth] = c === 0x7b;
       expectKey[depth] = c === 0x7b;
       keyStart[depth] = -1;
@@ -52,7 +61,8 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): string | undefine
       if (depth > 0) depth--;
     } else if (c === 0x2c /* , */ && depth > 0) {
       if (isObject[depth - 1]) expectKey[depth - 1] = true;
-      else index[depth - 1]!++;
+      // Index n is the (n+1)th element: at the top level, one past maxItems is enough to refuse.
+      else if (++index[depth - 1]! >= maxItems && depth === 1) return { kind: "items", max: maxItems };
     }
   }
   return undefined;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { AppError, invalidField } from "../../errors.js";
-import { type BatchItem, publishBatch } from "../../services/batch.js";
+import { type BatchItem, MAX_BATCH_ITEMS, publishBatch } from "../../services/batch.js";
 import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
@@ -65,7 +65,14 @@ function parseItem(raw: unknown, dialect: Dialect): BatchItem {
  */
 export function batchRoutes(app: FastifyInstance, services: Services): void {
   app.post("/v2/batch", async (request) => {
-    const body = jsonBody(request);
+    const body = jsonBody(request, {
+      max: MAX_BATCH_ITEMS,
+      refuse: () =>
+        new AppError(
+          "payload_too_large",
+          `invalid body: more than ${MAX_BATCH_ITEMS} items; a batch holds at most ${MAX_BATCH_ITEMS} (send several batches)`,
+        ),
+    });
     if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
     const items = body.map((raw) => {
       try {
