@@ -7,6 +7,7 @@ import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
+import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
 
@@ -136,6 +137,7 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const { targets, defaultHeaders } =
     input.resolved ?? (await resolveTargets(services, input.account, input.destination));
   const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  refuseDeniedLiterals(config, connectUrls(targets, parsed.spec, (name) => dialect.header(name)));
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
 

@@ -8,6 +8,7 @@ import type { NewSchedule } from "../store/schedule-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { resolveTargets, withDefaults } from "./publish.js";
+import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 
 export interface CreateScheduleInput {
   account: Account;
@@ -41,8 +42,9 @@ export async function createSchedule(services: Services, input: CreateScheduleIn
   if (input.destination === "") throw invalidField("destination", "is required: a http(s) URL or a URL-group name");
   const now = clock.now();
   // A group must exist when the schedule is created; its endpoints are resolved again at every tick.
-  const { defaultHeaders } = await resolveTargets(services, input.account, input.destination);
+  const { targets, defaultHeaders } = await resolveTargets(services, input.account, input.destination);
   const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  refuseDeniedLiterals(services.config, connectUrls(targets, parsed.spec, field));
 
   const cron = parseCron(parsed.raw("cron") ?? "", field("Cron"));
   if (parsed.raw("not-before") !== undefined) {
