@@ -126,25 +126,28 @@ export function parsePublishConfig(
 
   // One value rule for every channel (docs/reliability.md "Configuration values"): what a header may carry, whether
   // it came as a request header, a batch item's header or a query parameter.
-  for (const [key, value] of source.query) refuseUnsendableValue(value, key);
+  // A name from the request is named as it is when short and plain, else quoted by its prefix (docs/reliability.md
+  // "Hostile bodies"): a 10,000-character name must not make a 10 KB message.
+  const nameOf = (name: string, kind: string) => (/^[!-9;-~]{1,64}$/.test(name) ? name : `${kind} ${quoted(name)}`);
+  for (const [key, value] of source.query) refuseUnsendableValue(value, nameOf(key, "query parameter"));
   for (const [name, value] of Object.entries(source.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) refuseUnsendableValue(v, name);
+    for (const v of values) refuseUnsendableValue(v, nameOf(name, "header"));
     if (name.startsWith(forwardPrefix)) {
       const target = name.slice(forwardPrefix.length);
-      refuseUnsendableHeader(target, name);
+      refuseUnsendableHeader(target, nameOf(name, "header"));
       for (const v of values) addHeader(headers, target, v);
     } else if (name.startsWith(failurePrefix)) {
       const rest = name.slice(failurePrefix.length);
       // The Python SDK sends Svc-Failure-Callback-<Name> without Forward-: treat unknown keys as forwarded.
       const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
-      if (target !== undefined) refuseUnsendableHeader(target, name);
+      if (target !== undefined) refuseUnsendableHeader(target, nameOf(name, "header"));
       if (target) for (const v of values) addHeader(failureCallbackHeaders, target, v);
     } else if (name.startsWith(callbackPrefix)) {
       const rest = name.slice(callbackPrefix.length);
       const target = rest.startsWith("forward-") ? rest.slice(8) : callbackKnown.has(rest) ? undefined : rest;
-      if (target !== undefined) refuseUnsendableHeader(target, name);
+      if (target !== undefined) refuseUnsendableHeader(target, nameOf(name, "header"));
       if (target) for (const v of values) addHeader(callbackHeaders, target, v);
     } else if (name === "content-type") {
       for (const v of values) addHeader(headers, name, v);

@@ -143,7 +143,7 @@ describe("batch publish", () => {
     const over = await batch([...items, { destination: r.url("/over"), queue: "limit-q" }]);
     expect(over.status).toBe(413);
     expect(over.json.error).toBe(
-      `invalid body: more than ${MAX_BATCH_ITEMS} items; a batch holds at most ${MAX_BATCH_ITEMS} (send several batches)`,
+      `invalid body: batch too large: more than ${MAX_BATCH_ITEMS} items, the limit per request is ${MAX_BATCH_ITEMS} (send several batches)`,
     );
     // Refused while scanning, before the array is built: 200,000 items answer the same 413.
     const huge = await server.call("POST", "/v2/batch", {

@@ -113,6 +113,8 @@ describe("error bodies quote a short prefix", () => {
     { name: "queue name", send: () => server.call("POST", "/v2/queues", { headers: json, body: JSON.stringify({ queueName: `${huge}!` }) }) },
     { name: "publish header", send: () => server.call("POST", "/v2/publish/http://127.0.0.1:9/x", { headers: { "svc-delay": huge.slice(0, 8_000) }, body: "x" }) },
     { name: "query parameter", send: () => server.call("GET", `/v2/logs?cursor=${huge.slice(0, 8_000)}`) },
+    { name: "batch header value", send: () => server.call("POST", "/v2/batch", { headers: json, body: JSON.stringify([{ destination: "http://127.0.0.1:9/x", headers: { [`svc-forward-${huge.slice(0, 100_000)}`]: "\u0000" } }]) }) },
+    { name: "config query key", send: () => server.call("POST", `/v2/publish/http://127.0.0.1:9/x?svc-${huge.slice(0, 8_000)}=%00`, { body: "x" }) },
     { name: "unknown query key", send: () => server.call("GET", `/v2/logs?${huge.slice(0, 8_000)}=1`) },
     { name: "batch header name", send: () => server.call("POST", "/v2/batch", { headers: json, body: JSON.stringify([{ destination: "http://127.0.0.1:9/x", headers: { [`${huge} `]: "v" } }]) }) },
     { name: "search filter", send: () => dataPlane("search/n", JSON.stringify({ query: "x", filter: `${huge} ~~ 1` })) },

@@ -70,7 +70,7 @@ export function batchRoutes(app: FastifyInstance, services: Services): void {
       refuse: () =>
         new AppError(
           "payload_too_large",
-          `invalid body: more than ${MAX_BATCH_ITEMS} items; a batch holds at most ${MAX_BATCH_ITEMS} (send several batches)`,
+          `invalid body: batch too large: more than ${MAX_BATCH_ITEMS} items, the limit per request is ${MAX_BATCH_ITEMS} (send several batches)`,
         ),
     });
     if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
