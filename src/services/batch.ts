@@ -8,7 +8,8 @@ import { ensureQueue } from "./queues.js";
 /**
  * Items one `POST /v2/batch` may hold (docs/batch.md "Limits"). The hosted service documents none (only 100 MB
  * answers); without one, 300,000 items took 12.7 s, 1.6 GB of memory and held every other request for seconds. At
- * 1,000 a batch still carries 1,000× a publish, and is parsed, validated and committed in tens of milliseconds.
+ * 1,000 a batch still carries 1,000× a publish, and committed BATCH_CHUNK at a time it holds other requests for about
+ * one chunk's commit (bench/batch-limit.ts; figures in docs/reliability.md "Hostile bodies").
  */
 export const MAX_BATCH_ITEMS = 1000;
 
