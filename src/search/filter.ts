@@ -40,6 +40,9 @@ type Token =
   | { type: "punct"; text: "(" | ")" | ","; pos: number }
   | { type: "end"; pos: number };
 
+/** Deepest nesting of parentheses in a filter (docs/search.md "Filters"; like a JSON body's 64 levels). */
+export const MAX_FILTER_DEPTH = 64;
+
 /** 400 of the form the contract fixes: `invalid filter: <what is wrong> at position <n>` (0-based). */
 function filterError(problem: string, pos: number): AppError {
   return new AppError("invalid_input", `invalid filter: ${problem} at position ${pos}`);
@@ -148,6 +151,8 @@ export function parseFieldPath(text: string, pos: number): FieldPath {
 
 class Parser {
   private at = 0;
+  /** Parentheses open now: bounded, so the descent (and the SQL built from the tree) never recurses as deep as the input asks. */
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private peek(): Token {
@@ -195,7 +200,11 @@ class Parser {
   private primary(): FilterNode {
     const t = this.next();
     if (t.type === "punct" && t.text === "(") {
+      if (++this.depth > MAX_FILTER_DEPTH) {
+        throw filterError(`parentheses nested deeper than ${MAX_FILTER_DEPTH} levels`, t.pos);
+      }
       const inner = this.or();
+      this.depth--;
       const close = this.next();
       if (!(close.type === "punct" && close.text === ")")) {
         throw filterError(`expected ")" but found ${describe(close)}`, close.pos);

@@ -91,6 +91,15 @@ describe("deep JSON", () => {
     });
   }
 
+  it("a search filter nested 10,000 parentheses deep → 400 naming the filter (search and delete)", async () => {
+    const filter = `${"(".repeat(10_000)}a = 1${")".repeat(10_000)}`;
+    for (const route of ["search/n", "delete/n"]) {
+      const res = await dataPlane(route, JSON.stringify(route.startsWith("search") ? { query: "x", filter } : { filter }));
+      expect(res.status, res.text.slice(0, 300)).toBe(400);
+      expect(res.json.error).toBe("invalid filter: parentheses nested deeper than 64 levels at position 64");
+    }
+  });
+
   it("a body nested exactly to the limit is read as before", async () => {
     const res = await server.call("POST", "/v2/queues", {
       headers: json,
