@@ -72,7 +72,7 @@ export interface Config {
   dedupWindowMs: number;
   /**
    * Where deliveries and callbacks may connect: CIDRs and host names, comma-separated. (Default: everything except
-   * the cloud-metadata ranges 169.254.0.0/16 and fe80::/10, which need an explicit entry.)
+   * the cloud-metadata addresses of src/domain/egress-policy.ts, which need an explicit entry.)
    */
   destinationAllow: string | undefined;
   /** How often the scheduler looks for due cron ticks; a tick fires at most this late. (Default: 1000 ms) */

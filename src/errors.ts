@@ -45,6 +45,29 @@ export function invalidField(field: string, problem: string): AppError {
   return new AppError("invalid_input", `invalid ${field}: ${problem}`);
 }
 
+/** Characters of an offending value an error message quotes (docs/reliability.md "Hostile bodies"). */
+export const QUOTE_CHARS = 64;
+
+/**
+ * An offending value as an error message quotes it: a string by its first QUOTE_CHARS characters (with its length
+ * when longer), a number, boolean or null as written, an array or object by its kind. Never the whole input, and no
+ * recursion into it: a 5,000,000-character or 10,000-level value gives a short message.
+ */
+export function quoted(value: unknown): string {
+  if (typeof value === "string") {
+    if (value.length <= QUOTE_CHARS) return JSON.stringify(value);
+    let end = QUOTE_CHARS;
+    // Never cut a surrogate pair in half (the message would carry a lone surrogate).
+    const code = value.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    return `${JSON.stringify(value.slice(0, end))}… (${value.length} characters)`;
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return typeof value === "undefined" ? "nothing" : `a ${typeof value}`;
+}
+
 export function notFound(what: string): AppError {
   return new AppError("not_found", `${what} not found`);
 }

@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 
 /**
  * Cron expressions of schedules (docs/schedules.md): 5 standard fields evaluated in UTC, an optional
@@ -42,23 +42,23 @@ export function parseCron(raw: string, field: string): CronExpression {
   let pattern = text;
   const prefixed = TZ_PREFIX.exec(text);
   if (/^(?:CRON_TZ|TZ)=/.test(text)) {
-    if (!prefixed) throw invalidField(field, `"${text}" has a CRON_TZ= prefix but no expression after it`);
+    if (!prefixed) throw invalidField(field, `${quoted(text)} has a CRON_TZ= prefix but no expression after it`);
     timezone = prefixed[1]!;
     pattern = prefixed[2]!.trim();
-    if (!isTimeZone(timezone)) throw invalidField(field, `"${timezone}" is not a known IANA time zone`);
+    if (!isTimeZone(timezone)) throw invalidField(field, `${quoted(timezone)} is not a known IANA time zone`);
   }
   const fields = pattern.split(/\s+/);
   if (!(fields.length === 1 && NICKNAMES.has(pattern.toLowerCase())) && fields.length !== 5) {
-    throw invalidField(field, `"${pattern}" must have 5 fields (minute hour day-of-month month day-of-week)`);
+    throw invalidField(field, `${quoted(pattern)} must have 5 fields (minute hour day-of-month month day-of-week)`);
   }
   let cron: Cron;
   try {
     cron = compile(pattern, timezone);
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, "") : String(error);
-    throw invalidField(field, `"${pattern}" is not a valid cron expression (${reason})`);
+    throw invalidField(field, `${quoted(pattern)} is not a valid cron expression (${reason})`);
   }
-  if (cron.nextRun() === null) throw invalidField(field, `"${pattern}" never fires`);
+  if (cron.nextRun() === null) throw invalidField(field, `${quoted(pattern)} never fires`);
   return { text, pattern, timezone };
 }
 

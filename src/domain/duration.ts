@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -40,7 +40,7 @@ export function parseDurationMs(input: string, field: string): number {
   // Clients (the Python SDK, hand-written curl) send plain integers meaning seconds.
   const ms = /^\d+$/.test(text) ? Number(text) * 1000 : tryParseDurationMs(text);
   if (ms === undefined || !Number.isSafeInteger(ms)) {
-    throw invalidField(field, `"${input}" is not a duration (e.g. 10s, 5m, 1h30m, 2d)`);
+    throw invalidField(field, `${quoted(input)} is not a duration (e.g. 10s, 5m, 1h30m, 2d)`);
   }
   return ms;
 }

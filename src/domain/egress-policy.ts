@@ -16,10 +16,22 @@ export interface EgressPolicy {
   allowsAddress(address: string): boolean;
 }
 
+/**
+ * Cloud-metadata and host-agent addresses (docs/reliability.md "Egress policy"): refused unless an entry inside one
+ * allows it. Host names (`metadata.google.internal`, `metadata.tencentyun.com`, …) resolve into these and are caught
+ * at connect time; an IPv6 address that embeds an IPv4 one is checked as that IPv4 address too (embeddedIpv4).
+ */
 const METADATA: [string, number, "ipv4" | "ipv6"][] = [
+  // Link-local: AWS, GCP, Azure, Oracle, DigitalOcean, Hetzner, OpenStack at 169.254.169.254; AWS ECS 169.254.170.2;
+  // Tencent 169.254.0.23.
   ["169.254.0.0", 16, "ipv4"],
-  ["fe80::", 10, "ipv6"],
-  ["fd00:ec2::", 32, "ipv6"],
+  ["100.100.100.200", 32, "ipv4"], // Alibaba Cloud
+  ["168.63.129.16", 32, "ipv4"], // Azure host agent (wireserver)
+  ["192.0.0.192", 32, "ipv4"], // Oracle Cloud (classic)
+  ["fe80::", 10, "ipv6"], // IPv6 link-local
+  ["fd00:ec2::", 32, "ipv6"], // AWS IMDS over IPv6 (fd00:ec2::254)
+  ["fd20:ce::254", 128, "ipv6"], // GCP metadata over IPv6
+  ["fd00:c1::a9fe:a9fe", 128, "ipv6"], // Oracle Cloud IMDS over IPv6
 ];
 
 const metadata = new BlockList();
@@ -31,6 +43,59 @@ loopback.addSubnet("127.0.0.0", 8, "ipv4");
 loopback.addAddress("::1", "ipv6");
 
 const family = (address: string): "ipv4" | "ipv6" => (isIP(address) === 6 ? "ipv6" : "ipv4");
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted quad and a zone allowed); undefined if not one. */
+function hextets(address: string): number[] | undefined {
+  let text = address.toLowerCase().split("%")[0]!;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return undefined;
+  const part = (h: string) => (h === "" ? [] : h.split(":").map((g) => parseInt(g, 16)));
+  const head = part(halves[0]!);
+  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const groups = [...head, ...Array<number>(Math.max(0, fill)).fill(0), ...tail];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 address an IPv6 address stands for, in the forms that reach it: IPv4-mapped `::ffff:0:0/96`,
+ * IPv4-compatible `::/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and its local-use
+ * `64:ff9b:1::/48` (RFC 6052, RFC 8215), and 6to4 `2002::/16`. Undefined for any other address.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  if (isIP(address) !== 6) return undefined;
+  const h = hextets(address);
+  if (!h) return undefined;
+  const zero = (from: number, to: number) => h.slice(from, to).every((g) => g === 0);
+  if (zero(0, 5) && (h[5] === 0xffff || h[5] === 0)) return v4(h[6]!, h[7]!);
+  if (zero(0, 4) && h[4] === 0xffff && h[5] === 0) return v4(h[6]!, h[7]!);
+  if (h[0] === 0x64 && h[1] === 0xff9b && (zero(2, 6) || h[2] === 1)) return v4(h[6]!, h[7]!);
+  if (h[0] === 0x2002) return v4(h[1]!, h[2]!);
+  return undefined;
+}
+
+/**
+ * The host of an http(s) URL when it is an IP literal, as the URL parser and the HTTP client see it: decimal, octal
+ * and hex IPv4 forms normalised (`http://2852039166/` is 169.254.169.254), brackets and a trailing dot removed.
+ * Undefined for a host name (checked at connect time, after resolution) or a URL that does not parse.
+ */
+export function literalAddress(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+  host = host.replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return isIP(host) !== 0 ? host : undefined;
+}
 
 export class EgressConfigError extends Error {}
 
@@ -77,8 +142,11 @@ export function parseEgressPolicy(value: string | undefined): EgressPolicy {
     },
     allowsAddress: (address) => {
       const type = family(address);
-      if (metadata.check(address, type)) return allowedMetadata.check(address, type);
-      return open || allowed.check(address, type);
+      const inner = embeddedIpv4(address);
+      const isMetadata = metadata.check(address, type) || (inner !== undefined && metadata.check(inner, "ipv4"));
+      const listed = (list: BlockList) => list.check(address, type) || (inner !== undefined && list.check(inner, "ipv4"));
+      if (isMetadata) return listed(allowedMetadata);
+      return open || listed(allowed);
     },
   };
 }

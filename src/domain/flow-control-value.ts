@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import { parseDurationMs } from "./duration.js";
 
 export interface FlowControlSpec {
@@ -19,10 +19,10 @@ export function parseFlowControlValue(value: string, field: string): FlowControl
     const entry = part.trim();
     if (entry === "") continue;
     const eq = entry.indexOf("=");
-    if (eq < 0) throw invalidField(field, `"${entry}" is not a key=value pair`);
+    if (eq < 0) throw invalidField(field, `${quoted(entry)} is not a key=value pair`);
     const key = entry.slice(0, eq).trim().toLowerCase();
     const raw = entry.slice(eq + 1).trim();
-    if (seen.has(key)) throw invalidField(field, `duplicate key "${key}"`);
+    if (seen.has(key)) throw invalidField(field, `duplicate key ${quoted(key)}`);
     seen.add(key);
 
     if (key === "parallelism" || key === "rate") {
@@ -30,11 +30,11 @@ export function parseFlowControlValue(value: string, field: string): FlowControl
     } else if (key === "period") {
       const seconds = Math.floor(parseDurationMs(raw, field) / 1000);
       if (seconds < 1 || seconds > MAX_PERIOD_SEC) {
-        throw invalidField(field, `period must be between 1s and 1 week, got "${raw}"`);
+        throw invalidField(field, `period must be between 1s and 1 week, got ${quoted(raw)}`);
       }
       spec.periodSec = seconds;
     } else {
-      throw invalidField(field, `unknown key "${key}" (expected parallelism, rate or period)`);
+      throw invalidField(field, `unknown key ${quoted(key)} (expected parallelism, rate or period)`);
     }
   }
 
@@ -47,7 +47,7 @@ export function parseFlowControlValue(value: string, field: string): FlowControl
 function positiveInt(raw: string, key: string, field: string): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) {
-    throw invalidField(field, `${key} must be an integer >= 1, got "${raw}"`);
+    throw invalidField(field, `${key} must be an integer >= 1, got ${quoted(raw)}`);
   }
   return n;
 }

@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import { boundedMemo } from "./bounded-memo.js";
 
 /**
@@ -88,9 +88,9 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Refuses, with a 400 naming `field`, a header name that no request to a destination could carry. */
 export function refuseUnsendableHeader(name: string, field: string): void {
   if (name.length === 0) throw invalidField(field, "the forwarded header name is empty");
-  if (!HTTP_TOKEN.test(name)) throw invalidField(field, `"${name}" is not a valid header name`);
+  if (!HTTP_TOKEN.test(name)) throw invalidField(field, `${quoted(name)} is not a valid header name`);
   if (unsendableHeaders.has(name.toLowerCase())) {
-    throw invalidField(field, `"${name}" is a hop-by-hop or framing header and cannot be forwarded`);
+    throw invalidField(field, `${quoted(name)} is a hop-by-hop or framing header and cannot be forwarded`);
   }
 }
 

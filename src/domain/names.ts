@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 
 /** Queue, URL-group and schedule names: alphanumerics, `-`, `_`, `.` (docs/messaging.md "Names"). */
 const NAME = /^[A-Za-z0-9._-]+$/;
@@ -11,7 +11,7 @@ export function validName(value: unknown, field: string): string {
   if (typeof value !== "string" || value === "") throw invalidField(field, "is required");
   if (value.length > MAX_NAME_LENGTH) throw invalidField(field, `must be at most ${MAX_NAME_LENGTH} characters`);
   if (!NAME.test(value)) {
-    throw invalidField(field, `"${value}" must contain only alphanumerics, "-", "_" and "."`);
+    throw invalidField(field, `${quoted(value)} must contain only alphanumerics, "-", "_" and "."`);
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import { parseDurationMs } from "./duration.js";
 import { parseFlowControlValue } from "./flow-control-value.js";
 import {
@@ -47,13 +47,13 @@ export function parseBool(value: string, field: string): boolean {
   const v = value.trim().toLowerCase();
   if (v === "true") return true;
   if (v === "false") return false;
-  throw invalidField(field, `"${value}" must be true or false`);
+  throw invalidField(field, `${quoted(value)} must be true or false`);
 }
 
 function parseNonNegativeInt(value: string, field: string): number {
   const v = value.trim();
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-    throw invalidField(field, `"${value}" must be a non-negative integer`);
+    throw invalidField(field, `${quoted(value)} must be a non-negative integer`);
   }
   return Number(v);
 }
@@ -61,9 +61,25 @@ function parseNonNegativeInt(value: string, field: string): number {
 function parseMethod(value: string, field: string): string {
   const m = value.trim().toUpperCase();
   if (!(METHODS as readonly string[]).includes(m)) {
-    throw invalidField(field, `"${value}" is not one of ${METHODS.join(", ")}`);
+    throw invalidField(field, `${quoted(value)} is not one of ${METHODS.join(", ")}`);
   }
   return m;
+}
+
+/** Longest deduplication id (characters): a key stored per message, not a payload. */
+export const MAX_DEDUP_ID = 1024;
+
+/**
+ * The one rule for a deduplication id, whichever channel brought it (header, query parameter, batch item header):
+ * trimmed, not empty, at most MAX_DEDUP_ID characters, and only what a header value may hold (no control characters,
+ * nothing beyond latin-1), so the same id means the same key everywhere.
+ */
+export function parseDedupId(value: string, field: string): string {
+  refuseUnsendableValue(value, field);
+  const id = value.trim();
+  if (id.length === 0) throw invalidField(field, "must not be empty");
+  if (id.length > MAX_DEDUP_ID) throw invalidField(field, `must be at most ${MAX_DEDUP_ID} characters`);
+  return id;
 }
 
 export function parseHttpUrl(value: string, field: string): string {
@@ -72,10 +88,10 @@ export function parseHttpUrl(value: string, field: string): string {
   try {
     url = new URL(v);
   } catch {
-    throw invalidField(field, `"${value}" is not a valid URL`);
+    throw invalidField(field, `${quoted(value)} is not a valid URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidField(field, `"${value}" has invalid scheme, use http:// or https://`);
+    throw invalidField(field, `${quoted(value)} has invalid scheme, use http:// or https://`);
   }
   return v;
 }
@@ -118,24 +134,30 @@ export function parsePublishConfig(
           ? p + rest
           : rest;
 
+  // One value rule for every channel (docs/reliability.md "Configuration values"): what a header may carry, whether
+  // it came as a request header, a batch item's header or a query parameter.
+  // A name from the request is named as it is when short and plain, else quoted by its prefix (docs/reliability.md
+  // "Hostile bodies"): a 10,000-character name must not make a 10 KB message.
+  const nameOf = (name: string, kind: string) => (/^[!-9;-~]{1,64}$/.test(name) ? name : `${kind} ${quoted(name)}`);
+  for (const [key, value] of source.query) refuseUnsendableValue(value, nameOf(key, "query parameter"));
   for (const [name, value] of Object.entries(source.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) refuseUnsendableValue(v, name);
+    for (const v of values) refuseUnsendableValue(v, nameOf(name, "header"));
     if (name.startsWith(forwardPrefix)) {
       const target = name.slice(forwardPrefix.length);
-      refuseUnsendableHeader(target, name);
+      refuseUnsendableHeader(target, nameOf(name, "header"));
       for (const v of values) addHeader(headers, target, v);
     } else if (name.startsWith(failurePrefix)) {
       const rest = name.slice(failurePrefix.length);
       // The Python SDK sends Svc-Failure-Callback-<Name> without Forward-: treat unknown keys as forwarded.
       const target = callbackTarget(rest);
-      if (target !== undefined) refuseUnsendableHeader(target, name);
+      if (target !== undefined) refuseUnsendableHeader(target, nameOf(name, "header"));
       if (target) for (const v of values) addHeader(failureCallbackHeaders, target, v);
     } else if (name.startsWith(callbackPrefix)) {
       const rest = name.slice(callbackPrefix.length);
       const target = callbackTarget(rest);
-      if (target !== undefined) refuseUnsendableHeader(target, name);
+      if (target !== undefined) refuseUnsendableHeader(target, nameOf(name, "header"));
       if (target) for (const v of values) addHeader(callbackHeaders, target, v);
     } else if (name === "content-type") {
       for (const v of values) addHeader(headers, name, v);
@@ -188,8 +210,8 @@ export function parsePublishConfig(
   const redactRaw = get("redact-fields");
   const redact = redactRaw === undefined ? undefined : parseRedactFields(redactRaw, field("Redact-Fields"));
 
-  const dedupId = get("deduplication-id")?.trim();
-  if (dedupId !== undefined && dedupId.length === 0) throw invalidField(field("Deduplication-Id"), "must not be empty");
+  const dedupRaw = get("deduplication-id");
+  const dedupId = dedupRaw === undefined ? undefined : parseDedupId(dedupRaw, field("Deduplication-Id"));
   const cbdRaw = get("content-based-deduplication");
   const contentBasedDedup = cbdRaw !== undefined && parseBool(cbdRaw, field("Content-Based-Deduplication"));
 

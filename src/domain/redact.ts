@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 
 export interface RedactSpec {
   body: boolean;
@@ -26,7 +26,7 @@ export function parseRedactFields(value: string, field: string): RedactSpec {
       const name = one[1].toLowerCase();
       if (!spec.headers.includes(name)) spec.headers.push(name);
     } else {
-      throw invalidField(field, `unknown field "${token}" (expected body, header or header[Name])`);
+      throw invalidField(field, `unknown field ${quoted(token)} (expected body, header or header[Name])`);
     }
   }
   return spec;

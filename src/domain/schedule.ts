@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import { type CronExpression, nextTickAfter } from "./cron.js";
 import type { MessageSpec } from "./message.js";
 
@@ -70,7 +70,7 @@ export function parseScheduleId(raw: string, field: string): string {
   if (id === "") throw invalidField(field, "must not be empty");
   if (id.length > MAX_SCHEDULE_ID_LENGTH)
     throw invalidField(field, `must be at most ${MAX_SCHEDULE_ID_LENGTH} characters`);
-  if (!SCHEDULE_ID.test(id)) throw invalidField(field, `"${raw}" may contain only letters, digits, "-", "_" and "."`);
+  if (!SCHEDULE_ID.test(id)) throw invalidField(field, `${quoted(raw)} may contain only letters, digits, "-", "_" and "."`);
   return id;
 }
 

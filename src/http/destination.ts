@@ -1,3 +1,4 @@
+import { unescape } from "node:querystring";
 import type { Dialect } from "../domain/dialect.js";
 
 function decode(s: string): string {
@@ -6,6 +7,15 @@ function decode(s: string): string {
   } catch {
     return s;
   }
+}
+
+/**
+ * A configuration key or value decoded as a form would be (`+` is a space): malformed escapes and bytes that are not
+ * UTF-8 become U+FFFD rather than staying raw, so `svc-deduplication-id=%FF%FE` is refused by the one value rule of
+ * every channel (docs/messaging.md "Wire conventions") instead of being taken as the text `%FF%FE`.
+ */
+function decodeConfig(s: string): string {
+  return unescape(s.replace(/\+/g, " "));
 }
 
 /**
@@ -23,9 +33,9 @@ export function splitDestination(rest: string, dialect: Dialect): { destination:
   for (const pair of query.split("&")) {
     if (pair === "") continue;
     const eq = pair.indexOf("=");
-    const key = decode(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+    const key = decodeConfig(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
     if (key === dialect.tokenQuery) continue;
-    if (key.startsWith(dialect.prefixLower)) config.set(key, decode(eq < 0 ? "" : pair.slice(eq + 1)));
+    if (key.startsWith(dialect.prefixLower)) config.set(key, decodeConfig(eq < 0 ? "" : pair.slice(eq + 1)));
     else kept.push(pair);
   }
   // A percent-encoded destination (`https%3A%2F%2F…`) is decoded; so is a `https:/host` whose `//` a proxy collapsed.

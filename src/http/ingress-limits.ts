@@ -4,6 +4,7 @@ import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest 
 import type { Config } from "../config.js";
 import type { PlanBook } from "../domain/plans.js";
 import { countedBody, DISCARD_SLACK_BYTES, discardRest, messageTooLarge } from "./body-discard.js";
+import { quoted } from "../errors.js";
 
 /**
  * What the server accepts from a client before it cuts the request off (docs/reliability.md, "Ingress limits").
@@ -39,6 +40,10 @@ export function createIngressServer(
   server.headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs || config.headersTimeoutMs);
   // An idle keep-alive connection is closed after 72 s (Fastify's default, above common load balancers' 60 s).
   server.keepAliveTimeout = 72_000;
+  // Every header is honoured (docs/reliability.md "Ingress limits"): Node's default drops those past about the 1,000th
+  // without a word, so a `Delay` after 997 others was ignored. Their count needs no limit of its own: the 16 KiB of
+  // MAX_HEADER_BYTES already bound it (at most about 4,000), and beyond that the request is a 431.
+  server.maxHeadersCount = 0;
   server.on("clientError", (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config));
   limitConnections(server, config.maxConnections);
   return server;
@@ -57,9 +62,9 @@ export function ingressServerOptions(
     clientErrorHandler: () => {},
     // A path the router cannot decode (`%C0%AF`, a lone `%`) is bad input, named like any other.
     frameworkErrors: (error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
-      const path = request.url.split("?")[0]!.slice(0, 200);
+      const path = request.url.split("?")[0]!;
       const problem = error.code === "FST_ERR_BAD_URL" ? "is not a valid URL encoding" : error.message;
-      void reply.status(400).send({ error: `invalid path: "${path}" ${problem}` });
+      void reply.status(400).send({ error: `invalid path: ${quoted(path)} ${problem}` });
     },
   };
 }

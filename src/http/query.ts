@@ -1,4 +1,4 @@
-import { invalidField } from "../errors.js";
+import { invalidField, quoted } from "../errors.js";
 import type { MessageFilter, Order } from "../store/store.js";
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -22,7 +22,7 @@ export function intParam(query: Query, key: string, min: number, max: number): n
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max)
-    throw invalidField(key, `"${raw}" must be an integer in ${min}..${max}`);
+    throw invalidField(key, `${quoted(raw)} must be an integer in ${min}..${max}`);
   return n;
 }
 
@@ -30,16 +30,16 @@ export function orderParam(query: Query, fallback: Order): Order {
   const raw = single(query, "order");
   if (raw === undefined || raw === "") return fallback;
   if (raw === "latestFirst" || raw === "earliestFirst") return raw;
-  throw invalidField("order", `"${raw}" must be latestFirst or earliestFirst`);
+  throw invalidField("order", `${quoted(raw)} must be latestFirst or earliestFirst`);
 }
 
 /**
  * A key from the request as the field a 400 names. A key that is empty or has blanks, a colon or a quote in it
  * (`?=x`, `{" ": 1}`) is quoted after what it is, so the message still says which one is at fault and where its
- * name ends.
+ * name ends. A key longer than 64 characters is quoted by its prefix (`quoted`), so the message stays short.
  */
 export function keyName(key: string, kind: string): string {
-  return /^[^\s:"]+$/.test(key) ? key : `${kind} ${JSON.stringify(key)}`;
+  return /^[^\s:"]{1,64}$/.test(key) ? key : `${kind} ${quoted(key)}`;
 }
 
 /** Unknown query keys are refused with a 4xx naming the key, so a misspelt filter never widens a bulk operation. */

@@ -1,4 +1,4 @@
-import { AppError, invalidField } from "../errors.js";
+import { AppError, invalidField, quoted } from "../errors.js";
 
 /** Limits of one document (docs/search.md "Documents"); the hosted product allows about 1,500 characters. */
 export const MAX_CONTENT_CHARS = 8192;
@@ -26,7 +26,7 @@ export interface DocumentView {
 export function indexName(raw: string | undefined): string {
   const name = raw ?? "";
   if (!INDEX_NAME.test(name)) {
-    throw invalidField("index name", `${JSON.stringify(name.slice(0, 140))} must be 0-128 letters, digits, "-", "_", "." or ":"`);
+    throw invalidField("index name", `${quoted(name)} must be 0-128 letters, digits, "-", "_", "." or ":"`);
   }
   return name;
 }
@@ -46,13 +46,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Every scalar value of a JSON tree, depth first: what full-text search and the embedder see. */
 export function searchableText(value: unknown): string {
   const parts: string[] = [];
-  const walk = (v: unknown): void => {
+  // An explicit stack, children pushed in reverse so they come off in order: no recursion as deep as the input.
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
     if (typeof v === "string") parts.push(v);
     else if (typeof v === "number" || typeof v === "boolean") parts.push(String(v));
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (isObject(v)) Object.values(v).forEach(walk);
-  };
-  walk(value);
+    else if (Array.isArray(v) || isObject(v)) {
+      const children = Object.values(v);
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    }
+  }
   return parts.join("\n");
 }
 
@@ -63,25 +67,25 @@ export function parseDocuments(body: unknown): DocumentInput[] {
     if (!isObject(item)) throw invalidField(`body[${i}]`, "must be an object with id and content");
     const id = documentId(item.id, `body[${i}].id`);
     if (!isObject(item.content)) {
-      throw invalidField(`content of document ${JSON.stringify(id)}`, "must be a JSON object");
+      throw invalidField(`content of document ${quoted(id)}`, "must be a JSON object");
     }
     const contentJson = JSON.stringify(item.content);
     if (contentJson.length > MAX_CONTENT_CHARS) {
       throw new AppError(
         "invalid_input",
-        `invalid content of document ${JSON.stringify(id)}: ${contentJson.length} characters of JSON, the limit is ${MAX_CONTENT_CHARS}`,
+        `invalid content of document ${quoted(id)}: ${contentJson.length} characters of JSON, the limit is ${MAX_CONTENT_CHARS}`,
       );
     }
     let metadataJson: string | null = null;
     if (item.metadata !== undefined && item.metadata !== null) {
       if (!isObject(item.metadata)) {
-        throw invalidField(`metadata of document ${JSON.stringify(id)}`, "must be a JSON object or null");
+        throw invalidField(`metadata of document ${quoted(id)}`, "must be a JSON object or null");
       }
       metadataJson = JSON.stringify(item.metadata);
       if (metadataJson.length > MAX_METADATA_CHARS) {
         throw new AppError(
           "invalid_input",
-          `invalid metadata of document ${JSON.stringify(id)}: ${metadataJson.length} characters of JSON, the limit is ${MAX_METADATA_CHARS}`,
+          `invalid metadata of document ${quoted(id)}: ${metadataJson.length} characters of JSON, the limit is ${MAX_METADATA_CHARS}`,
         );
       }
     }

@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { AppError, quoted } from "../errors.js";
 
 /**
  * The SQL-like filter grammar of a search index (docs/search.md "Filters"), parsed into a tree that each store
@@ -39,6 +39,9 @@ type Token =
   | { type: "op"; text: string; pos: number }
   | { type: "punct"; text: "(" | ")" | ","; pos: number }
   | { type: "end"; pos: number };
+
+/** Deepest nesting of parentheses in a filter (docs/search.md "Filters"; like a JSON body's 64 levels). */
+export const MAX_FILTER_DEPTH = 64;
 
 /** 400 of the form the contract fixes: `invalid filter: <what is wrong> at position <n>` (0-based). */
 function filterError(problem: string, pos: number): AppError {
@@ -98,7 +101,7 @@ function tokenize(input: string): Token[] {
       while (i < input.length && IDENT_PART.test(input[i]!)) i++;
       tokens.push({ type: "ident", text: input.slice(start, i), pos: start });
     } else {
-      throw filterError(`unexpected character ${JSON.stringify(c)}`, i);
+      throw filterError(`unexpected character ${quoted(c)}`, i);
     }
   }
   tokens.push({ type: "end", pos: input.length });
@@ -115,7 +118,7 @@ export function parseFieldPath(text: string, pos: number): FieldPath {
     source = "metadata";
     rest = rest.slice(METADATA_PREFIX.length);
   } else if (rest.startsWith("@")) {
-    throw filterError(`unknown field ${JSON.stringify(text)} (metadata fields start with "@metadata.")`, pos);
+    throw filterError(`unknown field ${quoted(text)} (metadata fields start with "@metadata.")`, pos);
   }
   const steps: PathStep[] = [];
   const re = /([^.[\]]+)|\[(\d+)\]|\[#(?:-(\d+))?\]|(\.)/gy;
@@ -124,30 +127,32 @@ export function parseFieldPath(text: string, pos: number): FieldPath {
   while (at < rest.length) {
     re.lastIndex = at;
     const m = re.exec(rest);
-    if (!m) throw filterError(`malformed field ${JSON.stringify(text)}`, pos + (text.length - rest.length) + at);
+    if (!m) throw filterError(`malformed field ${quoted(text)}`, pos + (text.length - rest.length) + at);
     if (m[1] !== undefined) {
-      if (!expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
-      if (m[1].includes("@") || m[1].includes("#")) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (!expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
+      if (m[1].includes("@") || m[1].includes("#")) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ key: m[1] });
       expectKey = false;
     } else if (m[2] !== undefined) {
-      if (steps.length === 0) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (steps.length === 0) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ index: Number(m[2]) });
     } else if (m[0].startsWith("[#")) {
-      if (steps.length === 0) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (steps.length === 0) throw filterError(`malformed field ${quoted(text)}`, pos);
       steps.push({ fromEnd: m[3] === undefined ? 0 : Number(m[3]) });
     } else {
-      if (expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+      if (expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
       expectKey = true;
     }
     at = re.lastIndex;
   }
-  if (steps.length === 0 || expectKey) throw filterError(`malformed field ${JSON.stringify(text)}`, pos);
+  if (steps.length === 0 || expectKey) throw filterError(`malformed field ${quoted(text)}`, pos);
   return { source, steps };
 }
 
 class Parser {
   private at = 0;
+  /** Parentheses open now: bounded, so the descent (and the SQL built from the tree) never recurses as deep as the input asks. */
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private peek(): Token {
@@ -195,7 +200,11 @@ class Parser {
   private primary(): FilterNode {
     const t = this.next();
     if (t.type === "punct" && t.text === "(") {
+      if (++this.depth > MAX_FILTER_DEPTH) {
+        throw filterError(`parentheses nested deeper than ${MAX_FILTER_DEPTH} levels`, t.pos);
+      }
       const inner = this.or();
+      this.depth--;
       const close = this.next();
       if (!(close.type === "punct" && close.text === ")")) {
         throw filterError(`expected ")" but found ${describe(close)}`, close.pos);
@@ -267,11 +276,11 @@ function describe(t: Token): string {
     case "end":
       return "the end of the filter";
     case "string":
-      return `string ${JSON.stringify(t.value)}`;
+      return `string ${quoted(t.value)}`;
     case "number":
       return `number ${t.value}`;
     default:
-      return JSON.stringify(t.text);
+      return quoted(t.text);
   }
 }
 

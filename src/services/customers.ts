@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import type { PlanName } from "../domain/plans.js";
-import { AppError, invalidField } from "../errors.js";
+import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account, Customer } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import { type BootstrapResult, DEFAULT_ADMIN_EMAIL, ensureDefaultAccount, newAccount } from "./accounts.js";
@@ -63,13 +63,13 @@ export async function createCustomer(
   store: Store,
   p: { email: string; plan: PlanName; enterpriseId?: string; now: number },
 ): Promise<CreatedCustomer> {
-  if (!EMAIL.test(p.email)) throw invalidField("email", `"${p.email}" is not an e-mail address`);
+  if (!EMAIL.test(p.email)) throw invalidField("email", `${quoted(p.email)} is not an e-mail address`);
   const apiKey = newApiKey();
   const customer: Customer = { email: p.email, apiKeyHash: await hashApiKey(apiKey), createdAt: p.now };
   const account = newAccount({ customerId: p.email, plan: p.plan, region: config.region, now: p.now });
   if (p.enterpriseId !== undefined) account.enterpriseId = p.enterpriseId;
   if (!(await store.customerInsert({ customer, account }))) {
-    throw invalidField("email", `a customer with e-mail ${p.email} already exists`);
+    throw invalidField("email", `a customer with e-mail ${quoted(p.email)} already exists`);
   }
   return { customer, apiKey, account };
 }

@@ -4,10 +4,11 @@ import type { HeaderMap } from "../domain/headers.js";
 import { newMessageId } from "../domain/ids.js";
 import type { NewMessage } from "../domain/message.js";
 import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig } from "../domain/publish-config.js";
-import { AppError, invalidField } from "../errors.js";
+import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { InsertItem } from "../store/store.js";
 import type { PublishTarget, Services } from "./context.js";
+import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
 import { publishWorkflowMessage, withoutTransportHeaders, workflowRunIdOf } from "./workflow-publish.js";
@@ -54,7 +55,7 @@ export async function resolveTargets(
     return { targets: [{ url: parseHttpUrl(destination, "destination") }], defaultHeaders: {} };
   }
   if (!GROUP_NAME.test(destination)) {
-    throw invalidField("destination", `"${destination}" has invalid scheme, add http:// or https://`);
+    throw invalidField("destination", `${quoted(destination)} has invalid scheme, add http:// or https://`);
   }
   return services.groups.resolve(account, destination);
 }
@@ -160,6 +161,7 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const source = withDefaults(own, defaultHeaders, services.dialects, dialect);
   const parsed = parsePublishConfig(source, dialect, limits, now);
   parsed.spec.dialect = dialect.name;
+  refuseDeniedLiterals(config, connectUrls(targets, parsed.spec, (name) => dialect.header(name)));
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
   if (runId !== undefined) {

@@ -4,11 +4,12 @@ import { newScheduleId } from "../domain/ids.js";
 import type { ConfigSource } from "../domain/publish-config.js";
 import { parsePublishConfig } from "../domain/publish-config.js";
 import { parseScheduleId, type ScheduleWithStates } from "../domain/schedule.js";
-import { AppError, invalidField, notFound, quotaExceeded } from "../errors.js";
+import { AppError, invalidField, notFound, quotaExceeded, quoted } from "../errors.js";
 import type { NewSchedule } from "../store/schedule-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { resolveTargets, withDefaults } from "./publish.js";
+import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 
 export interface CreateScheduleInput {
   account: Account;
@@ -45,10 +46,11 @@ export async function createSchedule(services: Services, input: CreateScheduleIn
   if (input.destination === "") throw invalidField("destination", "is required: a http(s) URL or a URL-group name");
   const now = clock.now();
   // A group must exist when the schedule is created; its endpoints are resolved again at every tick.
-  const { defaultHeaders } = await resolveTargets(services, input.account, input.destination);
+  const { targets, defaultHeaders } = await resolveTargets(services, input.account, input.destination);
   const source = withDefaults(input.source, defaultHeaders, services.dialects, dialect);
   const parsed = parsePublishConfig(source, dialect, limits, now);
   parsed.spec.dialect = dialect.name;
+  refuseDeniedLiterals(services.config, connectUrls(targets, parsed.spec, field));
 
   const cron = parseCron(parsed.raw("cron") ?? "", field("Cron"));
   if (parsed.raw("not-before") !== undefined) {
@@ -58,7 +60,7 @@ export async function createSchedule(services: Services, input: CreateScheduleIn
   const id = idRaw === undefined ? newScheduleId() : parseScheduleId(idRaw, field("Schedule-Id"));
   const queueRaw = parsed.raw("queue-name")?.trim();
   if (queueRaw !== undefined && queueRaw !== "" && !QUEUE_NAME.test(queueRaw)) {
-    throw invalidField(field("Queue-Name"), `"${queueRaw}" may contain only letters, digits, "-", "_" and "."`);
+    throw invalidField(field("Queue-Name"), `${quoted(queueRaw)} may contain only letters, digits, "-", "_" and "."`);
   }
 
   const schedule: NewSchedule = {

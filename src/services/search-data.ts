@@ -1,3 +1,4 @@
+import { correctedQuery, corrections, TYPO_POOL, vocabularyOf } from "../search/typos.js";
 import { type SearchIndex, type SearchLimits, searchLimits } from "../domain/search.js";
 import { AppError, invalidField } from "../errors.js";
 import {
@@ -208,18 +209,30 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
       read(index, now);
       if (reranking) await consume(index, "rerank", 1, now);
       await consume(index, "query", 1, now);
+      const terms = queryTerms(body.query);
       const { vectors, dimension } = await embed([body.query]);
-      const hits = await store.searchDocQuery({
-        indexId: index.id,
-        namespace,
-        terms: queryTerms(body.query),
-        embedding: vectors[0]!,
-        embedder: { name: embedder.name, dimension },
-        semanticWeight: w,
-        topK,
-        ...(filter ? { filter } : {}),
-      });
-      return hits.map((h) => ({ ...view(h, includeData, includeMetadata), score: h.score }));
+      const query = (embedding: Float32Array, queryTerms: string[], k: number, weight = w) =>
+        store.searchDocQuery({
+          indexId: index.id,
+          namespace,
+          terms: queryTerms,
+          embedding,
+          embedder: { name: embedder.name, dimension },
+          semanticWeight: weight,
+          topK: k,
+          ...(filter ? { filter } : {}),
+        });
+      // Up to TYPO_POOL documents, so their words can correct a misspelt query word (docs/search.md "Typo
+      // tolerance"); below 25 the candidates and so the first topK are those a topK query gets. A full-text-only
+      // query (weight 0) finds nothing for a misspelt word: its pool comes from the semantic side.
+      let hits = await query(vectors[0]!, terms, Math.max(topK, TYPO_POOL));
+      const pool = w > 0 ? hits : await query(vectors[0]!, terms, TYPO_POOL, 1);
+      const fixes = corrections(terms, vocabularyOf(pool.map((h) => h.contentJson)));
+      if (fixes.size > 0) {
+        const fixed = (await embed([correctedQuery(body.query, fixes)])).vectors[0]!;
+        hits = await query(fixed, [...new Set([...terms, ...fixes.values()])], topK);
+      }
+      return hits.slice(0, topK).map((h) => ({ ...view(h, includeData, includeMetadata), score: h.score }));
     },
 
     async fetch(index: SearchIndex, namespace: string, body: unknown) {

@@ -9,7 +9,7 @@ import {
   searchRegions,
   searchTypes,
 } from "../domain/search.js";
-import { invalidField, notFound } from "../errors.js";
+import { invalidField, notFound, quoted } from "../errors.js";
 import type { Customer } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
@@ -33,7 +33,7 @@ function requiredEnum<T extends string>(body: Record<string, unknown>, field: st
   const value = body[field];
   if (value === undefined || value === null) throw invalidField(field, `is required (one of ${allowed.join(", ")})`);
   if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
-    throw invalidField(field, `${JSON.stringify(value)} must be one of ${allowed.join(", ")}`);
+    throw invalidField(field, `${quoted(value)} must be one of ${allowed.join(", ")}`);
   }
   return value as T;
 }

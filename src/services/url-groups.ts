@@ -1,6 +1,6 @@
 import type { HeaderMap } from "../domain/headers.js";
 import { validName } from "../domain/names.js";
-import { invalidField, notFound, quotaExceeded } from "../errors.js";
+import { invalidField, notFound, quotaExceeded, quoted } from "../errors.js";
 import type { Account, Topic, TopicEndpoint } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import type { EndpointSelector } from "../store/topic-store.js";
@@ -48,7 +48,7 @@ export async function addEndpoints(services: Services, account: Account, name: s
         `max_endpoints_per_topic reached: url group ${topic} may hold ${limits.max_endpoints_per_topic} endpoints`,
       );
     case "endpoint_name_taken":
-      throw invalidField("endpoints", `name "${result.endpointName}" already belongs to another endpoint of ${topic}`);
+      throw invalidField("endpoints", `name ${quoted(result.endpointName)} already belongs to another endpoint of ${topic}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MAX_BATCH_ITEMS } from "../../src/services/batch.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -121,5 +122,34 @@ describe("batch publish", () => {
     const notObject = await batch(["just a string"]);
     expect(notObject.status).toBe(200);
     expect(notObject.json[0].error).toMatch(/batch item/);
+  });
+
+  it("takes a batch at the item limit, in order across its commits, and refuses one item more up front (413)", async () => {
+    const r = await receiver();
+    // The first 250 (three chunks of the batch's commits) go through a queue; the rest wait a day.
+    const queued = 250;
+    const items = Array.from({ length: MAX_BATCH_ITEMS }, (_, i) =>
+      i < queued
+        ? { destination: r.url("/limit"), body: String(i), queue: "limit-q" }
+        : { destination: r.url("/later"), body: String(i), headers: { "Svc-Delay": "1d" } },
+    );
+    const full = await batch(items);
+    expect(full.status, full.text.slice(0, 200)).toBe(200);
+    expect(full.json).toHaveLength(MAX_BATCH_ITEMS);
+    // The queue delivers one at a time: arrival order is the order the chunks were committed in.
+    const got = await r.waitForCount(queued, 30_000);
+    expect(got.map((q) => Number(q.text))).toEqual(items.slice(0, queued).map((_, i) => i));
+
+    const over = await batch([...items, { destination: r.url("/over"), queue: "limit-q" }]);
+    expect(over.status).toBe(413);
+    expect(over.json.error).toBe(
+      `invalid body: batch too large: more than ${MAX_BATCH_ITEMS} items, the limit per request is ${MAX_BATCH_ITEMS} (send several batches)`,
+    );
+    // Refused while scanning, before the array is built: 200,000 items answer the same 413.
+    const huge = await server.call("POST", "/v2/batch", {
+      headers: { "content-type": "application/json" },
+      body: `[${'{"destination":"http://127.0.0.1:9/x"},'.repeat(200_000)}{}]`,
+    });
+    expect(huge.status).toBe(413);
   });
 });

@@ -115,7 +115,7 @@ describe("ferry customers create", () => {
   it("refuses a duplicate e-mail, a bad plan and bad arguments with a non-zero exit and a message", async () => {
     const duplicate = await ferry(["customers", "create", "--email", "cli@test.local"]);
     expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr).toMatch(/invalid email: a customer with e-mail cli@test.local already exists/);
+    expect(duplicate.stderr).toMatch(/invalid email: a customer with e-mail "cli@test.local" already exists/);
     expect(duplicate.stdout).toBe("");
 
     const plan = await ferry(["customers", "create", "--email", "p@test.local", "--plan", "gold"]);

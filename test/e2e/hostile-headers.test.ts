@@ -138,3 +138,15 @@ describe("forwarded headers the HTTP client refuses", () => {
     expect(receiver.requests.filter((r) => r.url === "/never")).toHaveLength(0);
   });
 });
+
+describe("many headers", () => {
+  it("a header after 1,500 others is honoured (Node's default dropped those past about the 1,000th)", async () => {
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) headers[`h${i.toString(36)}`] = "";
+    headers["Svc-Forward-X-Last"] = "kept";
+    const res = await server.call("POST", `/v2/publish/${receiver.url("/many-headers")}`, { headers, body: "m" });
+    expect(res.status, res.text).toBe(200);
+    const got = await receiver.waitForPath("/many-headers");
+    expect(got.headers["x-last"]).toBe("kept");
+  });
+});

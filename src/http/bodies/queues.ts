@@ -1,12 +1,12 @@
 import { parseBool } from "../../domain/publish-config.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import { queueName, type QueueSettings } from "../../services/queues.js";
 
 function parallelismOf(value: unknown): number {
   if (value === undefined || value === null) return 1;
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
-    throw invalidField("parallelism", `${JSON.stringify(value)} must be an integer of at least 1`);
+    throw invalidField("parallelism", `${quoted(value)} must be an integer of at least 1`);
   }
   return n;
 }

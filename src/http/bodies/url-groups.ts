@@ -7,8 +7,9 @@ import {
 } from "../../domain/headers.js";
 import { parseHttpUrl } from "../../domain/publish-config.js";
 import type { TopicEndpoint } from "../../domain/records.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { EndpointSelector } from "../../store/topic-store.js";
+import { keyName } from "../query.js";
 
 /*
  * The request bodies of the URL-group routes (docs/url-groups.md), read into the typed values that
@@ -55,7 +56,7 @@ export function parseEndpoints(body: unknown): TopicEndpoint[] {
   for (const e of byUrl.values()) {
     if (e.name === undefined) continue;
     const other = names.get(e.name);
-    if (other !== undefined) throw invalidField("endpoints", `name "${e.name}" is given to two URLs`);
+    if (other !== undefined) throw invalidField("endpoints", `name ${quoted(e.name)} is given to two URLs`);
     names.set(e.name, e.url);
   }
   return [...byUrl.values()];
@@ -90,15 +91,15 @@ export function parseDefaultHeaders(body: unknown): HeaderMap {
   }
   const headers = emptyHeaderMap();
   for (const [name, value] of Object.entries(raw)) {
-    if (!HEADER_NAME.test(name)) throw invalidField("headers", `"${name}" is not a valid header name`);
-    refuseUnsendableHeader(name, `headers.${name}`);
+    if (!HEADER_NAME.test(name)) throw invalidField("headers", `${quoted(name)} is not a valid header name`);
+    refuseUnsendableHeader(name, keyName(`headers.${name}`, "field"));
     const values = Array.isArray(value) ? value : [value];
     if (values.length === 0) continue;
     for (const v of values) {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-        throw invalidField(`headers.${name}`, "must be a string or an array of strings");
+        throw invalidField(keyName(`headers.${name}`, "field"), "must be a string or an array of strings");
       }
-      refuseUnsendableValue(String(v), `headers.${name}`);
+      refuseUnsendableValue(String(v), keyName(`headers.${name}`, "field"));
       addHeader(headers, name, String(v));
     }
   }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, errorCatalog, isStorageFull, notFound, storageFull } from "../../errors.js";
+import { AppError, errorCatalog, isStorageFull, notFound, quoted, storageFull } from "../../errors.js";
 import { DISCARD_SLACK_BYTES, discardRest } from "../body-discard.js";
 import { RouteMethods } from "../route-methods.js";
 
@@ -28,7 +28,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         error.code === "FST_ERR_CTP_BODY_TOO_LARGE"
           ? "invalid body: request body is too large"
           : error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
-            ? `invalid Content-Type: ${JSON.stringify(String(request.headers["content-type"] ?? "")).slice(0, 200)} is not a media type`
+            ? `invalid Content-Type: ${quoted(String(request.headers["content-type"] ?? ""))} is not a media type`
             : error.message;
       // Only catalog statuses go out (docs/errors.md); any other client error of Fastify's is bad input.
       return reply.status(knownStatus(status)).send({ error: message });

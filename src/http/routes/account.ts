@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { isStatsPeriod } from "../../domain/stats-period.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import { accountOverview } from "../../services/account-overview.js";
 import type { Services } from "../../services/context.js";
 import { usageStats } from "../../services/stats.js";
@@ -28,7 +28,7 @@ export function accountRoutes(app: FastifyInstance, services: Services): void {
     rejectUnknownKeys(query, new Set(["period"]), request.dialect.tokenQuery);
     const period = single(query, "period") ?? "1h";
     if (!isStatsPeriod(period)) {
-      throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
+      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
     }
     return usageStats(services, request.account, period);
   });

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { AppError, invalidField } from "../../errors.js";
-import { type BatchItem, publishBatch } from "../../services/batch.js";
+import { type BatchItem, MAX_BATCH_ITEMS, publishBatch } from "../../services/batch.js";
 import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
 import { chooseDialect, type Dialect, type DialectChoice, type NamePlace } from "../../domain/dialect.js";
 import { queryKeys, splitDestination } from "../destination.js";
+import { keyName } from "../query.js";
 import { publishedView } from "./publish.js";
 
 type HeaderValues = Record<string, string | string[]>;
@@ -19,10 +20,10 @@ function itemHeaders(raw: unknown): HeaderValues {
   const headers = emptyHeaderMap<string | string[]>();
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined || value === null) continue;
-    if (!HTTP_TOKEN.test(name)) throw invalidField(`headers.${name}`, "is not a valid header name");
+    if (!HTTP_TOKEN.test(name)) throw invalidField(keyName(`headers.${name}`, "field"), "is not a valid header name");
     const values = (Array.isArray(value) ? value : [value]).map((v) => {
       if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-        throw invalidField(`headers.${name}`, "must be a string or an array of strings");
+        throw invalidField(keyName(`headers.${name}`, "field"), "must be a string or an array of strings");
       }
       return String(v);
     });
@@ -83,7 +84,14 @@ function batchDialect(services: Services, request: { dialectChoice: DialectChoic
  */
 export function batchRoutes(app: FastifyInstance, services: Services): void {
   app.post("/v2/batch", async (request) => {
-    const body = jsonBody(request);
+    const body = jsonBody(request, {
+      max: MAX_BATCH_ITEMS,
+      refuse: () =>
+        new AppError(
+          "payload_too_large",
+          `invalid body: batch too large: more than ${MAX_BATCH_ITEMS} items, the limit per request is ${MAX_BATCH_ITEMS} (send several batches)`,
+        ),
+    });
     if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
     const dialect = batchDialect(services, request, body);
     const runIdKey = dialect.key("Workflow-RunId");

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidField } from "../../errors.js";
+import type { ConfigSource } from "../../domain/publish-config.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
   deleteDlq,
@@ -58,7 +59,7 @@ function dlqFilter(query: Query): DlqFilter {
   const statuses = multi(query, "responseStatus");
   if (statuses) {
     filter.responseStatus = statuses.map((s) => {
-      if (!/^\d{1,3}$/.test(s)) throw invalidField("responseStatus", `"${s}" is not an HTTP status code`);
+      if (!/^\d{1,3}$/.test(s)) throw invalidField("responseStatus", `${quoted(s)} is not an HTTP status code`);
       return Number(s);
     });
   }
@@ -95,7 +96,7 @@ function readQuery(
 function cursorParam(query: Query): string | undefined {
   const cursor = single(query, "cursor");
   if (cursor === undefined || cursor === "") return undefined;
-  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
+  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
   return cursor;
 }
 

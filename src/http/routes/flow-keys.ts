@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { parseDurationMs } from "../../domain/duration.js";
 import { MAX_PERIOD_SEC } from "../../domain/flow-control-value.js";
 import { parseBool } from "../../domain/publish-config.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
   getFlowKey,
@@ -24,7 +24,7 @@ type KeyParams = { Params: { key: string } };
 function pinPeriod(raw: string): number {
   const seconds = Math.floor(parseDurationMs(raw, "period") / 1000);
   if (seconds < 1 || seconds > MAX_PERIOD_SEC)
-    throw invalidField("period", `must be between 1s and 1 week, got "${raw}"`);
+    throw invalidField("period", `must be between 1s and 1 week, got ${quoted(raw)}`);
   return seconds;
 }
 
@@ -33,7 +33,7 @@ function optionalCount(query: Query, key: string): number | undefined {
   const raw = single(query, key)?.trim();
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw invalidField(key, `"${raw}" must be a positive integer`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw invalidField(key, `${quoted(raw)} must be a positive integer`);
   return n === 0 ? undefined : n;
 }
 

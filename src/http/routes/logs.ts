@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
 import type { LogFilter } from "../../store/store.js";
@@ -45,7 +45,7 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
     };
     const cursor = single(query, "cursor");
     if (cursor !== undefined && cursor !== "") {
-      if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
+      if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
       p.cursor = cursor;
     }
     const result = await listLogs(services, request.account, p);

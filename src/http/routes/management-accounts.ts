@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
   defaultAccountOf,
@@ -92,7 +92,7 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
   const stats = async (account: Account, query: Query) => {
     const period = single(query, "period") ?? "1h";
     if (!isStatsPeriod(period)) {
-      throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
+      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
     }
     return usageStats(services, account, period);
   };

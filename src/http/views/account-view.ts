@@ -1,5 +1,5 @@
 import { type PlanBook, type PlanName, planNames } from "../../domain/plans.js";
-import { invalidField } from "../../errors.js";
+import { invalidField, quoted } from "../../errors.js";
 import type { Account } from "../../domain/records.js";
 import type { Dialect } from "../../domain/dialect.js";
 
@@ -16,7 +16,7 @@ export function parsePlanName(value: unknown, dialect: Dialect, field: string): 
   if (match !== undefined) return match;
   const names = planNames.map((p) => wirePlanName(p, dialect)).join(", ");
   if (value === undefined || value === null) throw invalidField(field, `is required (one of ${names})`);
-  throw invalidField(field, `${JSON.stringify(value)} must be one of ${names}`);
+  throw invalidField(field, `${quoted(value)} must be one of ${names}`);
 }
 
 /**
