@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { ConfigSource } from "../../domain/publish-config.js";
 import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
