@@ -67,14 +67,37 @@ export function runDuration(run: WorkflowRun, now: number): number {
   return (run.workflowRunCompletedAt ?? now) - run.workflowRunCreatedAt;
 }
 
+/** `sleepFor` as the SDK writes it: seconds, or a duration text such as `10s`, `5m`, `2h`, `1d`. */
+export function sleepMs(value: number | string | undefined): number | undefined {
+  if (typeof value === "number") return value * 1000;
+  const m = /^(\d+)\s*(s|m|h|d)$/.exec(value ?? "");
+  if (!m) return undefined;
+  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"];
+}
+
+/** When a sleep step's sleep ends: the SDK publishes its result first, and the next call comes after the delay. */
+function sleepEnd(step: WorkflowStep): number | undefined {
+  if (step.createdAt === undefined) return undefined;
+  if (step.stepType === "SleepUntil" && step.sleepUntil !== undefined) return Math.max(step.createdAt, step.sleepUntil * 1000);
+  if (step.stepType === "SleepFor") {
+    const ms = sleepMs(step.sleepFor);
+    return ms === undefined ? undefined : step.createdAt + ms;
+  }
+  return undefined;
+}
+
 /**
  * Each group's time: from the end of the group before it (the run's start for the first) to its last step's
- * result. A parallel group's branches ran side by side, so the group's time is the slowest branch's.
+ * result. A parallel group's branches ran side by side, so the group's time is the slowest branch's. A sleep ends
+ * when its delay is over, not when its result was published (contract §6.1), so the sleep holds its own time and
+ * the step after it starts then.
  */
 export function groupTimings(run: WorkflowRun): { start: number; end: number | undefined }[] {
   let previous = run.workflowRunCreatedAt;
   return runSteps(run).map((g) => {
-    const times = g.steps.map((s) => s.createdAt).filter((t): t is number => typeof t === "number");
+    const times = g.steps
+      .map((s) => sleepEnd(s) ?? s.createdAt)
+      .filter((t): t is number => typeof t === "number");
     const end = times.length > 0 ? Math.max(...times) : undefined;
     const timing = { start: previous, end };
     if (end !== undefined) previous = end;

@@ -182,7 +182,9 @@ export function WorkflowRunDetail({ id }: { id: string }) {
             />
             <h3>Result</h3>
             {r.workflowRunResponse !== undefined ? (
-              <BodyView text={r.workflowRunResponse} name={`${id}-result`} />
+              <div data-testid="run-result">
+                <BodyView text={r.workflowRunResponse} name={`${id}-result`} />
+              </div>
             ) : (
               <p class="muted">{running ? "Not finished yet." : "No result."}</p>
             )}
