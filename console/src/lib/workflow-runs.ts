@@ -1,5 +1,5 @@
-import type { QueryValue } from "./api";
-import type { WorkflowRun, WorkflowStep, WorkflowStepGroup } from "./types";
+import type { QueryValue } from "./api.js";
+import type { WorkflowRun, WorkflowStep, WorkflowStepGroup } from "./types.js";
 
 /** The run states of `GET /v2/workflows/events` (docs/workflows.md). */
 export const RUN_STATES = ["RUN_STARTED", "RUN_SUCCESS", "RUN_FAILED", "RUN_CANCELED"] as const;

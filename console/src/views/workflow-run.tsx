@@ -108,16 +108,6 @@ export function WorkflowRunDetail({ id }: { id: string }) {
         <div>
           <section class="panel">
             <h2>Steps</h2>
-            {failure && (
-              <div class="error-box run-failure" role="note" data-testid="run-failure">
-                <strong>Failed{failedStep ? ` at step “${failedStep}”` : ""}:</strong>
-                <span class="error-text">
-                  {failure.responseStatus ? `HTTP ${failure.responseStatus}` : "no HTTP answer"}
-                  {failureMessage(failure.responseBody) ? ` · ${failureMessage(failure.responseBody)}` : ""}
-                </span>
-                <a href={href("workflow-dlq", undefined, { runId: id })}>In the workflow DLQ</a>
-              </div>
-            )}
             <ol class="steps" data-testid="steps">
               <li class="step-group" data-group="input">
                 <StepCard step={{ stepName: "Input", stepType: "Initial", state: "STEP_SUCCESS", createdAt: r.workflowRunCreatedAt }}>
@@ -145,6 +135,29 @@ export function WorkflowRunDetail({ id }: { id: string }) {
                   </li>
                 );
               })}
+              {failure && !groups.some((g) => g.type === "next") && (
+                <li class="step-group next" data-group="failed">
+                  <StepCard
+                    step={{
+                      stepName: failedStep ?? "failed step",
+                      state: "STEP_FAILED",
+                      createdAt: r.workflowRunCompletedAt,
+                    }}
+                  >
+                    <div class="error-box run-failure" role="note" data-testid="run-failure">
+                      <strong>Failed{failedStep ? ` at step “${failedStep}”` : ""}:</strong>
+                      <span class="error-text">
+                        {failure.responseStatus ? `HTTP ${failure.responseStatus}` : "no HTTP answer"}
+                        {failureMessage(failure.responseBody) ? ` · ${failureMessage(failure.responseBody)}` : ""}
+                      </span>
+                    </div>
+                    <p class="small">
+                      After its last retry, the run went to the{" "}
+                      <a href={href("workflow-dlq", undefined, { runId: id })}>workflow DLQ</a>: resume or restart it there.
+                    </p>
+                  </StepCard>
+                </li>
+              )}
               {running && !groups.some((g) => g.type === "next") && (
                 <li class="step-group pending" data-group="pending">
                   <p class="muted">

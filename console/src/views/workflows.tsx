@@ -212,7 +212,9 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
                     <td>
                       <Time ms={r.workflowRunCreatedAt} />
                     </td>
-                    <td class="num">{duration(runDuration(r, Date.now()))}</td>
+                    <td class={r.workflowState === "RUN_STARTED" ? "num muted" : "num"} title={r.workflowState === "RUN_STARTED" ? "so far" : undefined}>
+                      {duration(runDuration(r, Date.now()))}
+                    </td>
                   </tr>
                 ))}
               </tbody>
