@@ -28,6 +28,7 @@ import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
 import { sustainedScenario } from "./scenarios/sustained.js";
 import { searchScenario } from "./scenarios/search.js";
 import { searchPgScenario } from "./scenarios/search-postgres.js";
+import { workflowScenario } from "./scenarios/workflow.js";
 
 const scenarios: Scenario[] = [
   fastifyScenario,
@@ -43,6 +44,7 @@ const scenarios: Scenario[] = [
   pgbossScenario,
   fanoutScenario,
   flowControlScenario,
+  workflowScenario,
   sustainedScenario,
   searchScenario,
   searchPgScenario,

@@ -23,6 +23,11 @@ export const goals: Record<string, Goal> = {
   "durable.ferry": { kind: "ratio", of: ["durable.delivered"], label: "× durable forwarder" },
   "p1.inline": { kind: "ratio", of: ["p1.delivered"], label: "× P1 (egress thread on)" },
   "p3.p50": { kind: "absolute", atMost: 5 },
+  // Workflows (issue 25): 3-step steps/s against P1's msg/s, step latency, a 50-step run's late CPU per step.
+  "workflow.steps3": { kind: "ratio", of: ["p1.delivered"], label: "× P1", atLeast: 0.6 },
+  "workflow.steps50": { kind: "ratio", of: ["p1.delivered"], label: "× P1" },
+  "workflow.p99": { kind: "absolute", atMost: 25 },
+  "workflow.lateCpu": { kind: "absolute", atMost: 3 },
   "p3.p99": { kind: "absolute", atMost: 25 },
   "p3.late99": { kind: "absolute", atMost: 100 },
   "p4.acks": { kind: "ratio", of: ["p4.emptyAcks"], label: "× empty store", atLeast: 0.9 },

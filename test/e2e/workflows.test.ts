@@ -221,6 +221,29 @@ describe("workflows with the official SDK", () => {
     expect(done).toEqual(["hello"]);
   });
 
+  it("context.cancel() cancels the run; client.cancel by URL prefix cancels started runs only", async () => {
+    const after: string[] = [];
+    const url = app.workflow("/wf/self-cancel", async (context) => {
+      await context.run("before", () => 1);
+      await context.cancel();
+      await context.run("after", () => void after.push(context.workflowRunId));
+    });
+    const { workflowRunId } = await client.trigger({ url, body: "x" });
+    await finished(workflowRunId, "RUN_CANCELED");
+    const sleeper = app.workflow("/wf/bulk/a", async (context) => {
+      await context.sleep("long", 3600);
+    });
+    const ids = [
+      (await client.trigger({ url: sleeper, body: "1" })).workflowRunId,
+      (await client.trigger({ url: sleeper, body: "2" })).workflowRunId,
+    ];
+    const result = await client.cancel({ urlStartingWith: app.url("/wf/bulk/") });
+    expect(result).toEqual({ cancelled: 2 });
+    for (const id of ids) await finished(id, "RUN_CANCELED");
+    expect(await client.cancel({ urlStartingWith: app.url("/wf/bulk/") })).toEqual({ cancelled: 0 });
+    expect(after).toEqual([]);
+  });
+
   it("statistics count the runs and workflow messages; /metrics has runs by state and steps", async () => {
     const { runs } = await client.logs({ count: 100 });
     const stats = await manage(server, "GET", `/v2/qstash/stats/${server.ferry.bootstrap.account.id}?period=1h`, {});

@@ -6,6 +6,8 @@ import { consoleDocs, searchDataDocs } from "./console-search-docs.js";
 import { managementDocs, operationsDocs } from "./management-docs.js";
 import { messagingDocs } from "./messaging-docs.js";
 import { type JsonSchema, type RouteDoc, routeSchema } from "./route-doc.js";
+import { workflowDocs } from "./workflow-docs.js";
+import { HOOK_METHODS } from "../routes/workflows.js";
 
 /** Routes every app registered, `METHOD url`, HEAD excluded: what the OpenAPI document must cover (test). */
 const registered = new WeakMap<FastifyInstance, string[]>();
@@ -34,6 +36,7 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
     ...managementDocs(d),
     ...consoleDocs,
     ...searchDataDocs(),
+    ...workflowDocs(d, HOOK_METHODS),
   };
   const routes: string[] = [];
   registered.set(app, routes);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { canonicalHeaderName } from "../../domain/headers.js";
 import { ulid } from "../../domain/ids.js";
-import { RUN_STATES, type RunFilter, type RunState, webhookEventData } from "../../domain/workflow.js";
+import { RUN_STATES, type RunFilter, type RunState, userIdOfToken, webhookEventData } from "../../domain/workflow.js";
 import { publish } from "../../services/publish.js";
 import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
 import type { DlqFilter } from "../../store/store-dlq.js";
@@ -225,10 +225,12 @@ export function workflowDlqRoutes(app: FastifyInstance, services: Services): voi
  * `UserID`).
  */
 export function workflowHookRoutes(app: FastifyInstance, services: Services): void {
-  app.all<{ Params: { userId: string; runId: string; eventId: string } }>(
-    "/v2/workflows/hooks/:userId/:runId/:eventId",
-    async (request) => {
-      const account = await services.store.accountGet({ id: decodeURIComponent(request.params.userId) });
+  for (const method of HOOK_METHODS) {
+    app.route<{ Params: { userId: string; runId: string; eventId: string } }>({
+      method,
+      url: "/v2/workflows/hooks/:userId/:runId/:eventId",
+      handler: async (request) => {
+      const account = await hookAccount(services, decodeURIComponent(request.params.userId));
       if (!account) throw notFound(`webhook user ${request.params.userId}`);
       const runId = runIdParam(request.params.runId);
       const eventId = eventIdParam(request.params.eventId);
@@ -247,6 +249,21 @@ export function workflowHookRoutes(app: FastifyInstance, services: Services): vo
       });
       const notified = await notify(services, account, eventId, data, runId);
       return { notified: notified.length };
-    },
-  );
+      },
+    });
+  }
+}
+
+/** The methods a webhook URL answers (a third party's call may use any of them). */
+export const HOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * The account of a webhook's user id: the account with that id (Ferry's tokens carry the account id as `UserID`), or
+ * the default account when its configured token says that user id (`ferry dev`'s well-known token says `defaultUser`).
+ */
+async function hookAccount(services: Services, userId: string) {
+  const byId = await services.store.accountGet({ id: userId });
+  if (byId) return byId;
+  const first = await services.store.accountFirst();
+  return first && userIdOfToken(first.token) === userId ? first : undefined;
 }
