@@ -248,7 +248,8 @@ describe("Workflow runs", () => {
     const page = await signedIn(LAPTOP);
     await go(page, "Workflow runs");
     await rows(page, 9);
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    // A string, evaluated in the page: this file is type-checked without the DOM's types.
+    const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(await overflow()).toBe(0);
     await page.goto(`${server.url}/console/#/workflows/${fullRun}`);
     await page.getByTestId("steps").locator('[data-group="parallel"]').waitFor();

@@ -3,7 +3,7 @@ import { cronPreview } from "../../console/src/lib/cron.js";
 import { curlCommand, shellQuote } from "../../console/src/lib/curl.js";
 import { groupLogs } from "../../console/src/lib/group-logs.js";
 import { buildPublishRequest, emptyPublishForm } from "../../console/src/lib/publish-request.js";
-import { href, parseHash } from "../../console/src/lib/router.js";
+import { href, parseHash } from "../../console/src/lib/hash.js";
 import type { LogEntry, WorkflowRun } from "../../console/src/lib/types.js";
 import {
   callResult,

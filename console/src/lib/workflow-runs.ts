@@ -1,4 +1,3 @@
-import type { QueryValue } from "./api.js";
 import type { WorkflowRun, WorkflowStep, WorkflowStepGroup } from "./types.js";
 
 /** The run states of `GET /v2/workflows/events` (docs/workflows.md). */
@@ -36,7 +35,7 @@ export function localMs(value: string): number | undefined {
  * The API's query for the filters (contract E6/E11 names): the URL filter is a prefix, as the SDK's `workflowUrl`
  * filter is without `workflowUrlExactMatch`.
  */
-export function runQuery(f: RunFilters): Record<string, QueryValue> {
+export function runQuery(f: RunFilters): Record<string, string | number | undefined> {
   return {
     state: f.state,
     workflowUrl: f.url.trim(),
