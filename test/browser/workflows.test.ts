@@ -44,7 +44,10 @@ async function runEnds(id: string, state: string): Promise<void> {
   await eventually(async () => expect(await runState(id)).toBe(state), 30_000, 100);
 }
 
-async function signedIn(size: { width: number; height: number }, token = server.token): Promise<Page> {
+async function signedIn(
+  size: { width: number; height: number; colorScheme?: "light" | "dark" },
+  token = server.token,
+): Promise<Page> {
   watch = await openPage(browser, size);
   await signInWithToken(watch.page, server.url, token);
   return watch.page;
@@ -256,6 +259,13 @@ describe("Workflow runs", () => {
     expect(await overflow()).toBe(0);
     await page.screenshot({ path: join(shots, "workflow-run-laptop.png") });
   });
+
+  it("reads well in dark mode", async () => {
+    const page = await signedIn({ ...WIDE, colorScheme: "dark" });
+    await page.goto(`${server.url}/console/#/workflows/${fullRun}`);
+    await page.getByTestId("steps").locator('[data-group="parallel"]').waitFor();
+    await page.screenshot({ path: join(shots, "workflow-run-dark.png") });
+  });
 });
 
 describe("cancelling runs", () => {
@@ -282,6 +292,14 @@ describe("cancelling runs", () => {
     await dialog.getByRole("button", { name: "Cancel 2 runs" }).click();
     await page.locator(".empty-title", { hasText: "No run matches the filters" }).waitFor();
     for (const id of picked) expect(await runState(id)).toBe("RUN_CANCELED");
+
+    // A state filter that shows only ended runs matches no running run: nothing to confirm, nothing cancelled.
+    await page.goto(`${server.url}/console/#/workflows?state=RUN_FAILED`);
+    await rows(page, 2);
+    await page.getByRole("button", { name: "Cancel matching" }).click();
+    await page.getByText("No running run matches the filters").waitFor();
+    expect(await dialog.isVisible()).toBe(false);
+    expect(await runState(rest[2]!)).toBe("RUN_STARTED");
 
     // Every running run matching a filter: the three "nightly" runs, and no other.
     await page.goto(`${server.url}/console/#/workflows?label=nightly`);

@@ -7,6 +7,7 @@ import { href, parseHash } from "../../console/src/lib/hash.js";
 import type { LogEntry, WorkflowRun } from "../../console/src/lib/types.js";
 import {
   callResult,
+  cancelQuery,
   duration,
   failedStepName,
   failureMessage,
@@ -166,6 +167,13 @@ describe("the fragment's query (filters in the URL)", () => {
     expect(q).toMatchObject({ state: "RUN_STARTED", workflowUrl: "http://x/wf", label: "batch" });
     expect(q.fromDate).toBe(new Date("2026-01-02T03:04").getTime());
     expect(q.toDate).toBeUndefined();
+  });
+
+  it("cancels only running runs that match: none when the state filter shows ended runs", () => {
+    const f = runFiltersFrom(new URLSearchParams("label=nightly"));
+    expect(cancelQuery(f)).toMatchObject({ state: "RUN_STARTED", label: "nightly" });
+    expect(cancelQuery({ ...f, state: "RUN_STARTED" })).toMatchObject({ state: "RUN_STARTED", label: "nightly" });
+    expect(cancelQuery({ ...f, state: "RUN_FAILED" })).toBeUndefined();
   });
 });
 

@@ -160,6 +160,15 @@ export function runStateClass(state: string | undefined): string {
   return RUN_STATE_CLASS[state ?? ""] ?? "muted";
 }
 
+/**
+ * The query that lists the runs "Cancel matching" would cancel: the filters with the state set to RUN_STARTED, or
+ * undefined when the state filter shows only ended runs (nothing shown can be cancelled then).
+ */
+export function cancelQuery(f: RunFilters): Record<string, string | number | undefined> | undefined {
+  if (f.state !== "" && f.state !== "RUN_STARTED") return undefined;
+  return { ...runQuery(f), state: "RUN_STARTED" };
+}
+
 /** The runs to confirm a bulk cancel with: only started runs can be cancelled (contract §6.8). */
 export function cancellable(runs: WorkflowRun[]): WorkflowRun[] {
   return runs.filter((r) => r.workflowState === "RUN_STARTED");

@@ -6,6 +6,7 @@ import type { WorkflowRun } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import {
   cancellable,
+  cancelQuery,
   duration,
   type RunFilters,
   runDuration,
@@ -25,13 +26,13 @@ const CANCEL_CHUNK = 100;
 
 type RunPage = { runs: WorkflowRun[]; cursor?: string };
 
-/** The ids of the running runs that match `query`, newest first, at most MAX_LIST_CALLS pages. */
+/** The ids of the runs that match `query` (from `cancelQuery`: running ones), newest first, at most MAX_LIST_CALLS pages. */
 async function runningIds(api: MessagingApi, query: Record<string, QueryValue>): Promise<{ ids: string[]; more: boolean }> {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let call = 0; call < MAX_LIST_CALLS; call++) {
     const page = await api.get<RunPage>("/v2/workflows/events", {
-      query: { ...query, state: "RUN_STARTED", count: 100, cursor },
+      query: { ...query, count: 100, cursor },
     });
     ids.push(...page.runs.map((r) => r.workflowRunId));
     cursor = page.cursor;
@@ -91,10 +92,15 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
     await run(() => cancelRuns(api, ids), `Cancelled ${plural(ids.length, "selected run")}`, after);
   };
   const cancelMatching = async () => {
-    const { ids, more } = await runningIds(api, query).catch((e: Error) => {
-      notify(e.message, "error");
-      return { ids: [] as string[], more: false };
-    });
+    const running = cancelQuery(filters);
+    let found = { ids: [] as string[], more: false };
+    try {
+      if (running) found = await runningIds(api, running);
+    } catch (e) {
+      notify((e as Error).message, "error");
+      return;
+    }
+    const { ids, more } = found;
     if (ids.length === 0) {
       notify(filtered ? "No running run matches the filters" : "No run is running", "ok");
       return;
@@ -102,7 +108,7 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
     const what = filtered ? "running runs matching the filters" : "running runs";
     const count = `${more ? "the first " : ""}${ids.length.toLocaleString()}`;
     if (!(await confirm.ask(`Cancel ${count} ${what}? Their pending steps will not run.`, `Cancel ${plural(ids.length, "run")}`))) return;
-    await run(async () => cancelRuns(api, ids), `Cancelled ${plural(ids.length, "run")}`, after);
+    await run(() => cancelRuns(api, ids), `Cancelled ${plural(ids.length, "run")}`, after);
   };
 
   return (
