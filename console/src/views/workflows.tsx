@@ -85,9 +85,11 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
     setChecked(next);
   };
   const selectable = cancellable(runs);
+  // A selected run that ended meanwhile (the list is live) drops out: the confirm counts only what can be cancelled.
+  const selected = selectable.filter((r) => checked.has(r.workflowRunId)).map((r) => r.workflowRunId);
 
   const cancelSelected = async () => {
-    const ids = [...checked];
+    const ids = selected;
     if (!(await confirm.ask(`Cancel ${plural(ids.length, "run")}? Their pending steps will not run.`, `Cancel ${plural(ids.length, "run")}`))) return;
     await run(() => cancelRuns(api, ids), `Cancelled ${plural(ids.length, "selected run")}`, after);
   };
@@ -119,9 +121,9 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
         <a class="btn" href={href("workflow-dlq")}>
           Workflow DLQ
         </a>
-        {checked.size > 0 ? (
+        {selected.length > 0 ? (
           <>
-            <span class="muted">{checked.size} selected</span>
+            <span class="muted">{selected.length} selected</span>
             <WriteButton variant="danger" onClick={() => void cancelSelected()} disabled={busy}>
               Cancel selected
             </WriteButton>
