@@ -24,6 +24,9 @@ const READ = new Set([
   "GET /v2/globalParallelism",
   "GET /v2/account",
   "GET /v2/account/stats",
+  "GET /v2/workflows/runs/:id",
+  "GET /v2/waiters/:eventId",
+  "GET /v2/workflows/events",
 ]);
 
 const WRITE = new Set([
@@ -59,6 +62,19 @@ const WRITE = new Set([
   "POST /v2/flowControl/:key/resume",
   "POST /v2/flowControl/:key/pin",
   "POST /v2/flowControl/:key/unpin",
+  "DELETE /v2/workflows/runs/:id",
+  "DELETE /v2/workflows/runs",
+  "POST /v2/wait/:eventId",
+  "POST /v2/notify/:eventId",
+  "POST /v2/notify/:runId/:eventId",
+  "POST /v2/workflows/dlq/resume",
+  "POST /v2/workflows/dlq/resume/:dlqId",
+  "POST /v2/workflows/dlq/restart",
+  "POST /v2/workflows/dlq/restart/:dlqId",
+  "POST /v2/workflows/dlq/callback/:dlqId",
+  "DELETE /v2/workflows/dlq",
+  "DELETE /v2/workflows/dlq/:dlqId",
+  "POST /v2/trigger/*",
 ]);
 
 /** HEAD routes are Fastify's automatic twins of GET routes: they follow their GET route. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Receiver } from "../helpers/receiver.js";
 import { newAccount } from "../../src/services/accounts.js";
+import { OffsetClock } from "../../src/domain/clock.js";
 import { eventually } from "../helpers/eventually.js";
 import { startTestServer, TEST_CURRENT_KEY, type TestServer } from "../helpers/server.js";
 import { verifySignature } from "../helpers/signature.js";
@@ -170,5 +171,30 @@ describe("workflow bad input", () => {
     expect((await server.call("DELETE", "/v2/workflows/runs?workflowRunIds=wfr_none")).json).toEqual({ cancelled: 0 });
     // The SDK's client.notify reads [] as "nobody waits yet" (contract E9), so this is not an error.
     expect((await server.call("POST", "/v2/notify/nobody-waits", { body: "x" })).json).toEqual([]);
+  });
+});
+
+describe("workflow retention", () => {
+  it("the retention loop deletes runs that ended before the log retention, not started ones", async () => {
+    const clock = new OffsetClock();
+    const own = await startTestServer({ clock, env: { FERRY_LOG_RETENTION_MS: "60000" } });
+    try {
+      const url = receiver.url("/retention/wf");
+      for (const id of ["wfr_old_done", "wfr_still_running"]) {
+        const res = await own.call("POST", `/v2/publish/${url}`, {
+          headers: { "Svc-Workflow-RunId": id, "Svc-Workflow-Init": "true", "Svc-Delay": "1d" },
+          body: "p",
+        });
+        expect(res.status).toBe(200);
+      }
+      expect((await own.call("DELETE", "/v2/workflows/runs/wfr_old_done?cancel=false", { body: "r" })).status).toBe(200);
+      clock.offsetMs += 120_000;
+      await own.ferry.loops.retention!.runOnce();
+      const events = await own.call("GET", "/v2/workflows/events?count=100");
+      expect(events.json.runs.map((r: { workflowRunId: string }) => r.workflowRunId)).toEqual(["wfr_still_running"]);
+      expect((await own.call("DELETE", "/v2/workflows/runs/wfr_old_done?cancel=true")).status).toBe(404);
+    } finally {
+      await own.stop();
+    }
   });
 });
