@@ -59,11 +59,12 @@ export function retentionLoop(p: {
     const today = now - (now % DAY_MS);
     const cutoffs: Record<RetentionTable, number> = {
       logs: now - p.logRetentionMs,
+      messages: now - p.logRetentionMs,
       dedup: now,
       usage: now - USAGE_RETENTION_MS,
       request_quota: today - DAY_MS,
     };
-    const deleted = { logs: 0, dedup: 0, usage: 0, request_quota: 0 };
+    const deleted = { logs: 0, messages: 0, dedup: 0, usage: 0, request_quota: 0 };
     for (const table of Object.keys(cutoffs) as RetentionTable[]) {
       deleted[table] = await deleteAllBefore(p.store, table, cutoffs[table], p.chunk);
     }

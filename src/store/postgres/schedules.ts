@@ -1,4 +1,5 @@
 import { ulid } from "../../domain/ids.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import {
   type ScheduleMessageState,
   type ScheduleWithStates,
@@ -85,9 +86,9 @@ const claimSql = {
  */
 const messageStatesSql = {
   name: "ferry_schedule_message_states",
-  text: `SELECT ids.id, m.state AS live,
-      (SELECT l.state FROM logs l WHERE l.message_id = ids.id AND l.state IN ('DELIVERED', 'FAILED', 'CANCELED')
-       ORDER BY l.seq DESC LIMIT 1) AS final
+  text: `SELECT ids.id, CASE WHEN m.${LIVE_ROW_SQL} THEN m.state END AS live,
+      COALESCE(m.outcome, (SELECT l.state FROM logs l WHERE l.message_id = ids.id
+        AND l.state IN ('DELIVERED', 'FAILED', 'CANCELED') ORDER BY l.seq DESC LIMIT 1)) AS final
     FROM unnest($1::text[]) AS ids(id) LEFT JOIN messages m ON m.id = ids.id`,
 };
 
