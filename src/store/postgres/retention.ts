@@ -39,6 +39,12 @@ export function retentionQueries(ctx: PgContext): RetentionStore {
     // Autocommit on a pooled connection, not through group commit: a chunk must not lengthen the transactions
     // that acknowledge publishes. It touches only expired rows, which no publish writes.
     retentionDelete: async ({ table, before, limit }) => {
+      // Derived log entries (src/store/derived-log.ts) older than the cutoff are hidden from then on (logs.ts).
+      if (table === "logs") {
+        await ctx.query({ name: "ferry_log_horizon", text: "UPDATE log_horizon SET before = GREATEST(before, $1)" }, [
+          before,
+        ]);
+      }
       const [row] = await ctx.query<{ n: number }>(statements[table], [before, limit]);
       return row?.n ?? 0;
     },
