@@ -43,7 +43,10 @@ export function logQueries(ctx: PgContext): LogQueries {
         part(armSelect(arm, NULLS), arm.seq, armFilter(filter), arm.time, "id", arm.present);
       }
       const rows = (
-        await ctx.query<UnionRow>(`${parts.join(" UNION ALL ")} ORDER BY seq ${dir} LIMIT ${limit}`, params.values)
+        await ctx.query<UnionRow>(
+          `SELECT * FROM (${parts.join(" UNION ALL ")}) AS entries ORDER BY seq ${dir} LIMIT ${limit}`,
+          params.values,
+        )
       ).map(unionToLogRow);
       const { page, needCreated: ids } = logPageOf(rows, count);
       let created: { message_id: string; details: string }[] | undefined;
