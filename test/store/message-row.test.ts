@@ -13,7 +13,7 @@ import { aMessage, anAccount, NOW } from "./factories.js";
  */
 const account = anAccount("acc-row", { token: "t-row" });
 
-const message = (over: Partial<NewMessage> = {}): NewMessage =>
+const message = (over: Partial<NewMessage> & { at?: number } = {}): NewMessage =>
   aMessage(account.id, {
     body: Buffer.from("hello"),
     spec: { method: "PUT", headers: { "X-A": ["1"] }, retries: 3, labels: ["red"], timeoutMs: 5000 },
