@@ -18,8 +18,9 @@ import type { LogFilter } from "./store.js";
 /** Rows of these states ended and are kept only for their log; every read of live messages excludes them. */
 export const ENDED_STATES_SQL = "('DELIVERED', 'FAILED', 'CANCELED')";
 /**
- * The condition of a live row, written the same everywhere: the partial indexes of migration 060 (`messages_queue`,
- * `messages_parent`) carry it, and SQLite uses a partial index only when the query repeats its condition.
+ * The condition of a live row, written the same everywhere: the partial indexes of migration 060 (`messages_live`,
+ * `messages_queue`, `messages_parent`) carry it, and SQLite uses a partial index only when the query repeats its
+ * condition.
  */
 export const LIVE_ROW_SQL = `state NOT IN ${ENDED_STATES_SQL}`;
 

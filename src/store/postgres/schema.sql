@@ -375,6 +375,9 @@ CREATE INDEX messages_flow_waiting ON public.messages USING btree (account_id, f
 -- index messages_global_waiting
 CREATE INDEX messages_global_waiting ON public.messages USING btree (account_id, seq) WHERE ((state = 'WAITING'::text) AND (wait_reason = 'global'::text));
 
+-- index messages_live
+CREATE INDEX messages_live ON public.messages USING btree (account_id, seq) WHERE (state <> ALL (ARRAY['DELIVERED'::text, 'FAILED'::text, 'CANCELED'::text]));
+
 -- index messages_owner
 CREATE INDEX messages_owner ON public.messages USING btree (lease_owner) WHERE (state = 'ACTIVE'::text);
 

@@ -361,6 +361,9 @@ CREATE INDEX messages_flow_waiting ON messages (account_id, flow_key, seq) WHERE
 -- index messages_global_waiting
 CREATE INDEX messages_global_waiting ON messages (account_id, seq) WHERE state = 'WAITING' AND wait_reason = 'global';
 
+-- index messages_live
+CREATE INDEX messages_live ON messages (account_id, seq) WHERE state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
+
 -- index messages_parent
 CREATE INDEX messages_parent ON messages (parent_id)
   WHERE parent_id IS NOT NULL AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');

@@ -14,6 +14,8 @@ ALTER TABLE messages
 -- The log list's derived arms, newest or oldest first per account (CREATED uses messages_account).
 CREATE INDEX messages_active_seq ON messages (account_id, active_seq) WHERE active_seq IS NOT NULL;
 CREATE INDEX messages_finished_seq ON messages (account_id, finished_seq) WHERE finished_seq IS NOT NULL;
+-- An account's live rows (a cancel, the console's count of messages in flight) without the kept ones.
+CREATE INDEX messages_live ON messages (account_id, seq) WHERE state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
 -- Retention deletes ended rows by age.
 CREATE INDEX messages_ended ON messages (finished_at) WHERE state IN ('DELIVERED', 'FAILED', 'CANCELED');
 -- A queue's head and a parent's callbacks count live rows only: kept rows must not be scanned there.
