@@ -100,8 +100,15 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
     { accountId: string; minute: number; metric: UsageMetric; count: number; bytes: number }
   >();
   // The log's positions (src/store/derived-log.ts): read once per transaction, written back before its COMMIT. The
-  // write lock makes this safe with another process (the CLI) writing the same file.
-  const readLogSeq = db.prepare("SELECT value FROM id_counters WHERE name = 'log_seq'").pluck();
+  // write lock makes this safe with another process (the CLI) writing the same file. A row inserted without a `seq`
+  // (by hand, or by a tool that does not know the counter) advances AUTOINCREMENT instead: the read takes that too,
+  // so a position is never handed out twice.
+  const readLogSeq = db
+    .prepare(
+      `SELECT MAX((SELECT value FROM id_counters WHERE name = 'log_seq'),
+         COALESCE((SELECT MAX(seq) FROM sqlite_sequence WHERE name IN ('logs', 'messages')), 0))`,
+    )
+    .pluck();
   const writeLogSeq = db.prepare("UPDATE id_counters SET value = ? WHERE name = 'log_seq'");
   let logSeq: number | undefined;
   let logSeqRead = 0;
