@@ -173,6 +173,36 @@ for (const adapter of adapters) {
       expect((await store.accountActivity({ accountId: account.id, day: 0 })).inFlight).toBe(0);
     });
 
+    it("lists one row per message with its state, attempts and last status, paged by arrival", async () => {
+      const { a, b } = await lifecycle();
+      const later = message({ at: NOW + 10, dueAt: NOW + 3_600_000 });
+      await insert(later, NOW + 10);
+      const all = await store.messageRowList({ accountId: account.id, filter: {}, count: 10, order: "earliestFirst" });
+      expect(all.cursor).toBeUndefined();
+      expect(all.rows.map((r) => [r.id, r.state, r.outcome, r.attempts, r.lastStatus, r.finishedAt])).toEqual([
+        [a.id, "DELIVERED", "DELIVERED", 2, 201, NOW + 7],
+        [b.id, "DELIVERED", "DELIVERED", 1, 200, NOW + 4],
+        [later.id, "CREATED", undefined, 0, undefined, undefined],
+      ]);
+      expect(all.rows[0]).toMatchObject({ url: a.url, labels: ["red"], firstLeasedAt: NOW + 2, bodySize: 5, createdAt: NOW });
+      expect(all.rows[0]).not.toHaveProperty("body");
+      const first = await store.messageRowList({ accountId: account.id, filter: {}, count: 2, order: "latestFirst" });
+      expect(first.rows.map((r) => r.id)).toEqual([later.id, b.id]);
+      const second = await store.messageRowList({
+        accountId: account.id,
+        filter: {},
+        count: 2,
+        order: "latestFirst",
+        cursor: first.cursor!,
+      });
+      expect(second.rows.map((r) => r.id)).toEqual([a.id]);
+      expect(second.cursor).toBeUndefined();
+      const live = await store.messageRowList({ accountId: account.id, filter: { state: ["CREATED"] }, count: 10, order: "latestFirst" });
+      expect(live.rows.map((r) => r.id)).toEqual([later.id]);
+      const other = await store.messageRowList({ accountId: "other", filter: {}, count: 10, order: "latestFirst" });
+      expect(other.rows).toEqual([]);
+    });
+
     it("derives CREATED and ACTIVE of a fast-path publish at one time, CREATED first", async () => {
       const m = message();
       const [r] = await insert(m, NOW, "A");
