@@ -93,7 +93,8 @@ const stampCanceledSql = {
 };
 
 /**
- * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
+ * Inserts new messages inside a write (`tx`): deduplication keys, rows (standing for their CREATED entries:
+ * docs/states.md "The message row"), usage. Shared by every write
  * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
  */
 export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;

@@ -45,14 +45,14 @@ export interface PgQueueSlots {
   promoteAfterInsert(tx: Tx, locks: QueueLocks, now: number): Promise<void>;
   /**
    * Before recording an attempt's outcome: locks the message's queue and says whether the row, once finished, must
-   * stay as HELD (a queue message with callbacks still to finish) instead of being deleted.
+   * stay as HELD (a queue message with callbacks still to finish) instead of ending (kept or deleted: messages.ts).
    */
   beforeFinish(tx: Tx, m: Message, newMessages: readonly NewMessage[]): Promise<FinishPlan>;
   /** After the outcome was recorded: a retry in a paused queue waits QUEUED; a removal frees slots and promotes. */
   afterFinish(tx: Tx, m: Message, removed: boolean, plan: FinishPlan, now: number): Promise<void>;
   /** Before a cancel selects its rows FOR UPDATE: locks the queues of the rows `fromWhere` matches. */
   lockForCancel(tx: Tx, fromWhere: string, values: readonly unknown[]): Promise<void>;
-  /** Takes cancelled (not in flight) rows out: deleted, or HELD like a finish; then releases parents, promotes. */
+  /** Takes cancelled (not in flight) rows out: ended (kept or deleted), or HELD like a finish; releases parents, promotes. */
   removeCancelled(tx: Tx, messages: readonly Message[], now: number): Promise<void>;
   /** Re-applies the slots after a change of parallelism or pause (queue locked): demotes outside, promotes inside. */
   rebalance(tx: Tx, accountId: string, queueName: string, now: number): Promise<void>;

@@ -19,7 +19,8 @@ import { queueSlots } from "./queues.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 
 /**
- * Inserts messages with their CREATED (and, when leased, ACTIVE) log entries and usage, skipping live duplicates.
+ * Inserts messages (each row standing for its CREATED entry, and its first ACTIVE one when leased: docs/states.md
+ * "The message row"; the entries of a redacted message written out) and usage, skipping live duplicates.
  * Synchronous: call it inside `ctx.write` (publish, attempt outcomes, schedule ticks share it).
  */
 export function messageInserter(

@@ -25,8 +25,9 @@ export interface QueueSlots {
   /** After an insert: creates the queues that do not exist yet (parallelism 1) and promotes each touched queue. */
   afterInsert(results: InsertResult[], now: number): void;
   /**
-   * Takes a finished row (delivered, failed or cancelled) out of the hot table: deleted, or HELD when it is a queue
-   * message with callbacks still to finish. Then releases a HELD parent whose last callback this was, and promotes.
+   * Takes a finished row (delivered, failed or cancelled) out of the live rows: ended as its outcome and kept when it
+   * derives its log (docs/states.md "The message row"), else deleted; or HELD when it is a queue message with
+   * callbacks still to finish. Then releases a HELD parent whose last callback this was, and promotes.
    */
   release(m: Message, newMessages: readonly NewMessage[]): void;
   /** After a retry outcome: the message keeps its slot, but waits as QUEUED while its queue is paused. */
@@ -57,10 +58,13 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
   const toQueued = db.prepare("UPDATE messages SET state = 'QUEUED' WHERE id = ? AND state = 'RETRY'");
   // A row that derives its log ends as its outcome and stays (docs/states.md "The message row"); any other goes.
   const endKept = db.prepare(
-    "UPDATE messages SET state = outcome, lease_owner = NULL, lease_until = NULL WHERE id = ? AND derived_log = 1",
+    `UPDATE messages SET state = COALESCE(outcome, 'CANCELED'), lease_owner = NULL, lease_until = NULL
+     WHERE id = ? AND derived_log = 1`,
   );
   const removeRow = db.prepare("DELETE FROM messages WHERE id = ? AND derived_log = 0");
-  const remove = { run: (id: string) => endKept.run(id).changes > 0 || removeRow.run(id) };
+  const endRow = (id: string) => {
+    if (endKept.run(id).changes === 0) removeRow.run(id);
+  };
   const hold = db.prepare("UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE id = ?");
   const childCount = db.prepare(
     `SELECT COUNT(*) AS n FROM messages WHERE parent_id = ? AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL}`,
@@ -81,7 +85,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
       | { account_id: string; kind: string; state: string; queue_name: string | null }
       | undefined;
     if (!parent || !parentReleasable(parent, (childCount.get(parentId) as { n: number }).n)) return;
-    remove.run(parentId);
+    endRow(parentId);
     if (parent.kind === "message" && parent.queue_name !== null) promoteQueue(parent.account_id, parent.queue_name);
   };
 
@@ -100,7 +104,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
         stored: () => (childCount.get(m.id) as { n: number }).n > 0,
       });
       if (holds) hold.run(m.id);
-      else remove.run(m.id);
+      else endRow(m.id);
       if (m.parentId !== undefined) releaseParent(m.parentId);
       if (inQueue(m)) promoteQueue(m.accountId, m.queueName);
     },
