@@ -99,7 +99,10 @@ export interface Message {
 }
 
 /** A message about to be inserted: the store assigns nothing, so the caller knows every id up front. */
-export type NewMessage = Omit<Message, "cancelRequested" | "leaseOwner" | "leaseUntil" | "derivedLog" | "firstLeasedAt">;
+export type NewMessage = Omit<
+  Message,
+  "cancelRequested" | "leaseOwner" | "leaseUntil" | "derivedLog" | "firstLeasedAt"
+>;
 
 /** The destination's answer to one attempt (or the network error in its place). */
 export interface AttemptResponse {

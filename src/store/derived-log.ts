@@ -68,7 +68,8 @@ export const logsSelect = (n: NullsOf): string =>
 export const armSelect = (a: DerivedArm, n: NullsOf): string =>
   `SELECT ${a.seq} AS seq, account_id, id AS message_id, '${a.state}' AS state, ${a.time} AS time, ${COMMON},
      ${n.text} AS details, ${a.state === "CREATED" ? "spec" : n.text} AS spec,
-     ${a.state === "CREATED" ? "body" : n.bytea} AS body, ${a.state === "DELIVERED" ? "last_status" : n.int} AS last_status
+     ${a.state === "CREATED" ? "body" : n.bytea} AS body,
+     ${a.state === "DELIVERED" ? "last_status" : n.int} AS last_status
    FROM messages`;
 
 /** A row of the union: a `logs` row, or a derived entry whose details are computed here. */

@@ -114,7 +114,10 @@ export function messageRowFromRow(r: MessageRowRow): MessageRowRecord {
 }
 
 /** A page of rows read with one more than `count`: the rows, and the cursor when there is a next page. */
-export function messageRowPage(rows: readonly MessageRowRow[], count: number): { rows: MessageRowRecord[]; cursor?: string } {
+export function messageRowPage(
+  rows: readonly MessageRowRow[],
+  count: number,
+): { rows: MessageRowRecord[]; cursor?: string } {
   const page = rows.slice(0, count);
   const out: { rows: MessageRowRecord[]; cursor?: string } = { rows: page.map(messageRowFromRow) };
   if (rows.length > count && page.length > 0) out.cursor = String(page[page.length - 1]!.seq);

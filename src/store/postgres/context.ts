@@ -3,7 +3,15 @@ import type { Logger } from "pino";
 import type { Message, NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
 import { noteFlowKeys } from "./flow-keys.js";
-import { columnsOf, LOG_COLUMNS, logValues, MESSAGE_COLUMNS, messageInsertSql, messageValues, unnestInsertSql } from "./rows.js";
+import {
+  columnsOf,
+  LOG_COLUMNS,
+  logValues,
+  MESSAGE_COLUMNS,
+  messageInsertSql,
+  messageValues,
+  unnestInsertSql,
+} from "./rows.js";
 import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 
 export type { Tx } from "./write-batcher.js";

@@ -35,7 +35,8 @@ export function logQueries(ctx: PgContext): LogQueries {
         if (extra !== undefined) where.unshift(extra, `${time} >= ${horizon}`);
         if (cursor !== undefined) where.push(`${seq} ${dir === "DESC" ? "<" : ">"} ${params.add(Number(cursor))}`);
         parts.push(
-          `(${select} WHERE account_id = ${params.add(accountId)}${andAll(where)} ORDER BY ${seq} ${dir} LIMIT ${limit})`,
+          `(${select} WHERE account_id = ${params.add(accountId)}${andAll(where)}
+            ORDER BY ${seq} ${dir} LIMIT ${limit})`,
         );
       };
       part(logsSelect(NULLS), "seq", filter, "time", "message_id");

@@ -58,7 +58,9 @@ const retryOwnedSql = {
 };
 const failOwnedSql = (hold: boolean, kept: boolean) => ({
   name: `ferry_finish_fail${hold ? "_hold" : ""}${kept ? "_kept" : ""}`,
-  text: `WITH gone AS (${kept ? endOwned(hold, { outcome: "'FAILED'", now: "$4::int8", status: "$5::int4" }) : removeOwned(hold)} RETURNING *)
+  text: `WITH gone AS (
+      ${kept ? endOwned(hold, { outcome: "'FAILED'", now: "$4::int8", status: "$5::int4" }) : removeOwned(hold)}
+      RETURNING *)
     INSERT INTO dlq (dlq_id, account_id, message_id, kind, parent_id, url, url_host, url_path, body, spec, created_at,
       not_before, retried, topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, failed_at,
       response_status, response_headers, response_body, error)
@@ -262,10 +264,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls, oneAtATime: true }),
 
     messageGet: async ({ accountId, id }) => {
-      const [row] = await ctx.query<MessageRow>(`SELECT * FROM messages WHERE id = $1 AND account_id = $2 AND ${LIVE_ROW_SQL}`, [
-        id,
-        accountId,
-      ]);
+      const [row] = await ctx.query<MessageRow>(
+        `SELECT * FROM messages WHERE id = $1 AND account_id = $2 AND ${LIVE_ROW_SQL}`,
+        [id, accountId],
+      );
       return row ? messageFromRow(row) : undefined;
     },
 

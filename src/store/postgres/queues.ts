@@ -52,7 +52,7 @@ export interface PgQueueSlots {
   afterFinish(tx: Tx, m: Message, removed: boolean, plan: FinishPlan, now: number): Promise<void>;
   /** Before a cancel selects its rows FOR UPDATE: locks the queues of the rows `fromWhere` matches. */
   lockForCancel(tx: Tx, fromWhere: string, values: readonly unknown[]): Promise<void>;
-  /** Takes cancelled (not in flight) rows out: ended (kept or deleted), or HELD like a finish; releases parents, promotes. */
+  /** Takes cancelled (not in flight) rows out: ended (kept or deleted) or HELD; then releases parents, promotes. */
   removeCancelled(tx: Tx, messages: readonly Message[], now: number): Promise<void>;
   /** Re-applies the slots after a change of parallelism or pause (queue locked): demotes outside, promotes inside. */
   rebalance(tx: Tx, accountId: string, queueName: string, now: number): Promise<void>;
@@ -94,7 +94,8 @@ const finishLockSql = {
   name: "ferry_queue_lock_finish",
   text: `WITH q AS (SELECT parallelism, paused FROM queues WHERE account_id = $1 AND name = $2 FOR UPDATE)
     SELECT (SELECT parallelism FROM q) AS parallelism, (SELECT paused FROM q) AS paused,
-      EXISTS (SELECT 1 FROM messages WHERE parent_id = $3 AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL}) AS has_children`,
+      EXISTS (SELECT 1 FROM messages WHERE parent_id = $3 AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL})
+        AS has_children`,
 };
 // Live rows only (messages_queue carries the same condition): a kept row has no slot (docs/states.md).
 const HEAD = `SELECT seq FROM messages WHERE account_id = $1 AND queue_name = $2 AND kind = 'message'
@@ -231,7 +232,8 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
       // Rows that derive their log end as CANCELED and stay; the others go (docs/states.md "The message row").
       const goneIds = gone.map((m) => m.id);
       await tx.execute(
-        "UPDATE messages SET state = 'CANCELED', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::text[]) AND derived_log",
+        `UPDATE messages SET state = 'CANCELED', lease_owner = NULL, lease_until = NULL
+         WHERE id = ANY($1::text[]) AND derived_log`,
         [goneIds],
       );
       await tx.execute("DELETE FROM messages WHERE id = ANY($1::text[]) AND NOT derived_log", [goneIds]);
