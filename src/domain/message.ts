@@ -63,7 +63,7 @@ export interface MessageSpec {
   flowControl?: FlowControl;
 }
 
-/** One row of the hot table, as the store returns it. */
+/** One live row of the `messages` table, as the store returns it. */
 export interface Message {
   id: string;
   accountId: string;

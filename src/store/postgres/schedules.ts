@@ -81,8 +81,9 @@ const claimSql = {
     RETURNING id`,
 };
 /**
- * The state of each message of the last ticks, in one statement (one snapshot): whether it is still in the hot
- * table, and its final log entry (the newest DELIVERED, FAILED or CANCELED one).
+ * The state of each message of the last ticks, in one statement (one snapshot): its live state, if any, and how it
+ * ended: its kept row's outcome, or for a row that left the table its final log entry (the newest DELIVERED, FAILED or
+ * CANCELED one).
  */
 const messageStatesSql = {
   name: "ferry_schedule_message_states",
