@@ -40,7 +40,8 @@ export async function deleteAllBefore(
 }
 
 /**
- * The retention loop: log entries past FERRY_LOG_RETENTION_MS, expired deduplication keys, usage counters older
+ * The retention loop: log entries past FERRY_LOG_RETENTION_MS and message rows that ended before it (kept for their
+ * log, docs/states.md "The message row"), expired deduplication keys, usage counters older
  * than the longest statistics period, and daily quota counters before yesterday (the quota path keeps yesterday for
  * a node whose clock lags). Each pass works from the store alone, so any number of nodes may run it at once.
  * `runOnce()` resolves to the rows deleted per table.
