@@ -1,9 +1,10 @@
 import pino from "pino";
 import { customersCli } from "./cli/customers.js";
+import { informational, usage } from "./cli/help.js";
 import { devBanner, devEnvironment, parseDevArgs } from "./cli/dev.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { startFerry } from "./server.js";
+import { startFerry, version } from "./server.js";
 
 /** Loads the configuration; a bad value ends the process with the variable's name (exit 2). */
 function configOrExit<T>(read: () => T): T {
@@ -73,8 +74,12 @@ const fail = (what: string) => (error: unknown) => {
   process.exit(1);
 };
 
-const command = process.argv[2] ?? "serve";
-if (command === "serve") {
+// Help and version on every command, and a bare `ferry`, print to stdout and exit 0 (src/cli/help.ts).
+const info = informational(process.argv.slice(2), version);
+const command = info ? "" : process.argv[2];
+if (info) {
+  process.stdout.write(info.stdout);
+} else if (command === "serve") {
   serve(configOrExit(() => loadConfig())).catch(fail("ferry failed to start"));
 } else if (command === "dev") {
   const dev = configOrExit(() => {
@@ -91,8 +96,6 @@ if (command === "serve") {
     },
   );
 } else {
-  process.stderr.write(
-    `unknown command "${command}"; usage: ferry serve | ferry dev [--port <p>] | ferry customers create --email <e>\n`,
-  );
+  process.stderr.write(`ferry: unknown command "${command}"\n\n${usage}`);
   process.exit(2);
 }
