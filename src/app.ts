@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { logRequests } from "./http/plugins/request-log.js";
 import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
@@ -32,7 +33,8 @@ export function buildApp(services: Services): FastifyInstance {
   const app = Fastify({
     ...ingressServerOptions(services.config),
     loggerInstance: services.log as FastifyBaseLogger,
-    // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
+    // Fastify's own request logs (info, every header-bearing request object): off. One concise line per request at
+    // debug instead (http/plugins/request-log.ts); errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     // The Go SDK calls /v2/Schedules; docs use trailing slashes (docs/messaging.md "Wire conventions").
@@ -41,6 +43,7 @@ export function buildApp(services: Services): FastifyInstance {
   });
   applyIngressLimits(app, services.config);
   registerErrorHandling(app);
+  logRequests(app);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();
