@@ -56,12 +56,13 @@ export function startBanner(p: {
     generated.adminApiKey && `FERRY_ADMIN_API_KEY=${generated.adminApiKey}`,
     "the management API (customers, accounts, plans) with HTTP Basic e-mail:api_key; it also signs in to the console",
   );
-  // A configured token is not printed: the curl then reads it from the shell, where the operator set it.
+  // A configured token is not printed: the curl then reads it from the shell, where the operator set it. The message
+  // goes to Ferry's own /health (GET), so it is delivered as printed without any other server (README, Quick start).
   const token = generated.token ?? "$FERRY_TOKEN";
   out.push(
     "",
-    "Try it (publishes a message for https://example.com/hook and answers with its id):",
-    `  curl -X POST ${local}/v2/publish/https://example.com/hook -H "Authorization: Bearer ${token}" -d 'hello'`,
+    "Try it (publishes a message that Ferry delivers to its own /health; answers with the message's id):",
+    `  curl -X POST ${local}/v2/publish/${local}/health -H "Authorization: Bearer ${token}" -H "${dialect.header("Method")}: GET" -d 'hello'`,
     "",
   );
   return `${out.join("\n")}\n`;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually.js";
 import { type FerryProcess, spawnFerry } from "../helpers/process.js";
 import { httpCall } from "../helpers/server.js";
 
@@ -58,7 +59,15 @@ describe("first start", () => {
     const curl = /^ {2}(curl .*)$/m.exec(out)?.[1];
     expect(curl).toContain(`http://127.0.0.1:${port}/v2/publish/`);
     const answer = await run("sh", ["-c", curl!], { timeout: 15_000 });
-    expect(JSON.parse(answer.stdout)).toMatchObject({ messageId: expect.stringMatching(/^msg_/) });
+    const { messageId } = JSON.parse(answer.stdout) as { messageId: string };
+    expect(messageId).toMatch(/^msg_/);
+    // ... and delivered, to Ferry's own /health, with no other server.
+    await eventually(async () => {
+      const events = (await httpCall(first.url, "GET", `/v2/events?messageId=${messageId}`, {}, token)).json as {
+        events: { state: string }[];
+      };
+      expect(events.events.map((e) => e.state)).toContain("DELIVERED");
+    }, 15_000);
     await stopped(first);
 
     // A later start with the same database: nothing generated, nothing printed for a person.
