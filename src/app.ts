@@ -43,11 +43,12 @@ export function buildApp(services: Services): FastifyInstance {
   });
   applyIngressLimits(app, services.config);
   registerErrorHandling(app);
-  logRequests(app);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  // One debug line per answered request (http/plugins/request-log.ts).
+  logRequests(app);
 
   // First: every route registered after it is described in the OpenAPI document (GET /openapi.json, /docs).
   registerOpenApi(app, services);

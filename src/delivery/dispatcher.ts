@@ -1,17 +1,17 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
+import { RateLimitedLog } from "../logger.js";
+import { logFailedAttempt } from "./failure-lines.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { Dialect } from "../domain/dialect.js";
 import type { PlanBook } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
-import { RateLimitedLog } from "../logger.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { DestinationGate } from "./destination-gate.js";
-import { logFailedAttempt } from "./failure-lines.js";
 import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
@@ -52,6 +52,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Failed attempts and DLQ moves, one `info` line each, rate-limited per destination host (failure-lines.ts). */
+  private failureLines: RateLimitedLog | undefined;
   private nudgeScheduled = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
@@ -61,12 +63,9 @@ export class Dispatcher {
 
   /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */
   private readonly gate: DestinationGate;
-  /** Failed attempts and DLQ moves, one `info` line each, rate-limited per destination host (failure-lines.ts). */
-  private readonly failures: RateLimitedLog;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.gate = new DestinationGate(deps.config.destinationConcurrency);
-    this.failures = new RateLimitedLog(deps.log);
     this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
   }
 
@@ -274,11 +273,12 @@ export class Dispatcher {
     });
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
-    else {
-      recordAttempt(m, decision.outcome.kind, startedAt, now);
-      logFailedAttempt(this.failures, { message: m, response, outcome: decision.outcome, now });
-    }
+    else recordAttempt(m, decision.outcome.kind, startedAt, now);
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
+    if (applied) {
+      this.failureLines ??= new RateLimitedLog(this.deps.log);
+      logFailedAttempt(this.failureLines, { message: m, response, outcome: decision.outcome, now });
+    }
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either
     // are released by the next claim. Claim now instead of at the next poll when such a bound can bind on this node.

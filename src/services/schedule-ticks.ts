@@ -12,15 +12,6 @@ const DUE_BATCH = 200;
 /** Bound of one pass: a backlog larger than this waits for the next pass (one second later by default). */
 const MAX_BATCHES_PER_PASS = 50;
 
-/** A destination URL's host: what a failure line names and is rate-limited by, never the path or query. */
-function scheduleHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid url)";
-  }
-}
-
 /** The configuration of one triggered message: the stored spec, delayed from the moment it is published. */
 function tickConfig(schedule: Schedule, now: number): ParsedConfig {
   return {
@@ -135,4 +126,13 @@ export async function fireDueSchedules(
     if (due.length < DUE_BATCH || results.some((r) => r.status === "rejected")) break;
   }
   return published;
+}
+
+/** A destination URL's host: what a failure line names and is rate-limited by, never the path or query. */
+function scheduleHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid url)";
+  }
 }
