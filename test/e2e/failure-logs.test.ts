@@ -102,15 +102,15 @@ describe("failure lines at info", () => {
     for (let i = 0; i < 12; i++) expect((await publish()).status).toBe(200);
     await eventually(async () => {
       const dlq = await server.call("GET", "/v2/dlq");
-      expect((dlq.json as { messages: unknown[] }).messages).toHaveLength(12);
+      expect((dlq.json as { messages: unknown[] }).messages, JSON.stringify(lines())).toHaveLength(12);
     }, 15_000);
     const ofHost = () => lines().filter((l) => l.host === host);
-    expect(ofHost()).toHaveLength(5);
+    expect(ofHost(), JSON.stringify(lines())).toHaveLength(5);
     expect(ofHost()[0]).toMatchObject({ msg: "delivery failed; moved to the DLQ", error: expect.stringMatching(/ECONNREFUSED/) });
 
     clock.offsetMs += 61_000;
     expect((await publish()).status).toBe(200);
-    await eventually(() => expect(ofHost()).toHaveLength(6), 15_000);
+    await eventually(() => expect(ofHost(), JSON.stringify(lines())).toHaveLength(6), 15_000);
     expect(ofHost()[5]).toMatchObject({ msg: "delivery failed; moved to the DLQ", suppressed: 7 });
   }, 30_000);
 
