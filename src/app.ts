@@ -4,6 +4,7 @@ import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.
 import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { applyIngressLimits, ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
 import { registerErrorHandling } from "./http/plugins/errors.js";
+import { decideDialects } from "./http/plugins/dialect.js";
 import { dlqRoutes } from "./http/routes/dlq.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { accountRoutes } from "./http/routes/account.js";
@@ -43,6 +44,8 @@ export function buildApp(services: Services): FastifyInstance {
   });
   applyIngressLimits(app, services.config);
   registerErrorHandling(app);
+  // Before every scope: auth reads the token parameter of the request's dialect.
+  decideDialects(app, services);
 
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();

@@ -24,7 +24,10 @@ export interface Config {
   /** Signing keys of the default account; generated, stored and printed once when absent. */
   currentSigningKey: string | undefined;
   nextSigningKey: string | undefined;
-  /** Wire names: `neutral` (Svc- headers) or `upstash` (the official SDKs' names). (Default: neutral) */
+  /**
+   * The names of what no request decided: `neutral` (Svc- headers) or `upstash` (the official SDKs' names). Both are
+   * understood either way (docs/messaging.md "Dialects"). (Default: neutral)
+   */
   dialect: Dialect;
   /** SQLite durability: FULL fsyncs every commit; NORMAL may lose the last commits on power loss. (Default: FULL) */
   sqliteSynchronous: SqliteSynchronous;

@@ -13,7 +13,7 @@ import { planBook } from "./domain/plans.js";
 import { createHttpClient, type HttpClient } from "./delivery/http-client.js";
 import { openEgressThread } from "./delivery/egress-thread/client.js";
 import { buildCallbacks } from "./delivery/callbacks.js";
-import { dialectFor } from "./domain/dialect.js";
+import { dialectsFor } from "./domain/dialect.js";
 import { dlqTrimmer } from "./maintenance/dlq-trimmer.js";
 import { leaseRescuer, releaseLeftoverLeases } from "./maintenance/lease-rescuer.js";
 import type { Loop } from "./maintenance/loop.js";
@@ -76,7 +76,7 @@ async function startBehind(
   const plans = planBook(config.planOverrides);
   const bootstrap = await bootstrapAccounts(config, store, clock.now());
   const nodeId = `node_${ulid()}`;
-  const dialect = dialectFor(config.dialect, version);
+  const dialects = dialectsFor(config.dialect, version);
   const http = config.egressThread
     ? openEgressThread({ destinationAllow: config.destinationAllow, log })
     : createHttpClient({ egress: parseEgressPolicy(config.destinationAllow) });
@@ -87,7 +87,7 @@ async function startBehind(
     store,
     clock,
     config,
-    dialect,
+    dialects,
     plans,
     log,
     nodeId,
@@ -99,7 +99,7 @@ async function startBehind(
     config,
     store,
     clock,
-    dialect,
+    dialects,
     log,
     version,
     groups: urlGroups(store),

@@ -64,7 +64,7 @@ while (inserted < count) {
     const parsed = parsePublishConfig({ headers, query: new Map() }, dialect, limits, now);
     items.push(
       ...buildMessages(
-        { account, destination, source: { headers, query: new Map() }, body, callerIp: "127.0.0.1" },
+        { account, destination, body, callerIp: "127.0.0.1" },
         [{ url: destination }],
         parsed,
         now,

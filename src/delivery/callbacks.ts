@@ -89,6 +89,8 @@ function callbackMessage(
   };
   if (config.timeoutMs !== undefined) spec.timeoutMs = config.timeoutMs;
   if (config.retryDelayExpr !== undefined) spec.retryDelayExpr = config.retryDelayExpr;
+  // Called back in the names its source was published in (docs/callbacks.md): signature, user agent, headers.
+  if (source.spec.dialect !== undefined) spec.dialect = source.spec.dialect;
   const message: NewMessage = {
     id: newMessageId(now),
     accountId: source.accountId,

@@ -6,7 +6,7 @@ import { logFailedAttempt } from "./failure-lines.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
-import type { Dialect } from "../domain/dialect.js";
+import type { DialectName, Dialects } from "../domain/dialect.js";
 import type { PlanBook } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
@@ -20,7 +20,8 @@ export interface DispatcherDeps {
   store: Store;
   clock: Clock;
   config: Pick<Config, "deliveryConcurrency" | "pollIntervalMs" | "leaseMs" | "destinationConcurrency">;
-  dialect: Dialect;
+  /** A message is delivered in the dialect it was published in (`spec.dialect`; docs/messaging.md "Dialects"). */
+  dialects: Dialects;
   /** The plan table in force: an attempt's timeout and response size come from the account's plan. */
   plans: PlanBook;
   log: Logger;
@@ -59,14 +60,17 @@ export class Dispatcher {
   private claimAgain = false;
   /** A claim stopped at capacity: the next completion must look for more work. */
   private starved = false;
-  private readonly nonRetryableHeader: string;
+  /** The response header that stops retries, per dialect (docs/messaging.md "Retries" and "Dialects"). */
+  private readonly nonRetryableHeader = new Map<DialectName, string>();
 
   /** Attempts waiting here for a slot of their destination do not use the node's delivery concurrency. */
   private readonly gate: DestinationGate;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.gate = new DestinationGate(deps.config.destinationConcurrency);
-    this.nonRetryableHeader = canonicalHeaderName(deps.dialect.header("NonRetryable-Error"));
+    for (const d of deps.dialects.all) {
+      this.nonRetryableHeader.set(d.name, canonicalHeaderName(d.header("NonRetryable-Error")));
+    }
   }
 
   get owner(): string {
@@ -238,7 +242,8 @@ export class Dispatcher {
   }
 
   private async attempt(m: Message, known?: Account): Promise<void> {
-    const { store, clock, http, dialect } = this.deps;
+    const { store, clock, http } = this.deps;
+    const dialect = this.deps.dialects.of(m.spec.dialect);
     const account = known ?? (await store.accountGet({ id: m.accountId }));
     if (!account) throw new Error(`account ${m.accountId} of message ${m.id} not found`);
     const limits = this.deps.plans.limitsOf(account);
@@ -267,7 +272,7 @@ export class Dispatcher {
       message: m,
       response,
       now,
-      nonRetryableHeader: this.nonRetryableHeader,
+      nonRetryableHeader: this.nonRetryableHeader.get(dialect.name)!,
       callbacks: this.deps.callbacks,
       dlqIds: this.deps.dlqIds,
     });

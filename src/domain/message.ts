@@ -1,4 +1,5 @@
 import type { HeaderMap } from "./headers.js";
+import type { DialectName } from "./dialect.js";
 import type { RedactSpec } from "./redact.js";
 
 /**
@@ -57,6 +58,12 @@ export interface MessageSpec {
   labels?: string[];
   redact?: RedactSpec;
   flowControl?: FlowControl;
+  /**
+   * The names its publisher used (docs/messaging.md "Dialects"): it is delivered, signed and called back in them,
+   * and so are its callbacks, retries and DLQ retries. Absent on records written before dialects were per message:
+   * those follow FERRY_DIALECT.
+   */
+  dialect?: DialectName;
 }
 
 /** One row of the hot table, as the store returns it. */

@@ -35,6 +35,20 @@ export function splitDestination(rest: string, dialect: Dialect): { destination:
   return { destination, config };
 }
 
+/** The decoded keys of a raw destination's query string (what `splitDestination` looks at), for the dialect. */
+export function queryKeys(rest: string): string[] {
+  const q = rest.indexOf("?");
+  if (q < 0) return [];
+  return rest
+    .slice(q + 1)
+    .split("&")
+    .filter((pair) => pair !== "")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      return decode(eq < 0 ? pair : pair.slice(0, eq));
+    });
+}
+
 /** Config query keys of a route without a destination (everything `svc-*`). */
 export function configQuery(query: Record<string, unknown>, dialect: Dialect): Map<string, string> {
   const config = new Map<string, string>();

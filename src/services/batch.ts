@@ -1,3 +1,4 @@
+import type { Dialect } from "../domain/dialect.js";
 import type { ConfigSource } from "../domain/publish-config.js";
 import { AppError } from "../errors.js";
 import type { Account } from "../domain/records.js";
@@ -36,6 +37,8 @@ export async function publishBatch(
   account: Account,
   items: (BatchItem | AppError)[],
   callerIp: string,
+  /** The request's dialect: its items may not mix another (docs/batch.md). */
+  dialect: Dialect,
 ): Promise<BatchOutcome[]> {
   const queues = new Map<string, Promise<undefined | AppError>>();
   for (const item of items) {
@@ -59,6 +62,7 @@ export async function publishBatch(
         account,
         destination: item.destination,
         source: item.source,
+        dialect,
         body: item.body,
         callerIp,
         resolved,

@@ -4,7 +4,7 @@ import type { Clock } from "../domain/clock.js";
 import type { HeaderMap } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
 import type { PlanBook } from "../domain/plans.js";
-import type { Dialect } from "../domain/dialect.js";
+import type { Dialects } from "../domain/dialect.js";
 import type { Account } from "../domain/records.js";
 import type { Store } from "../store/store.js";
 import type { Lifecycle } from "./lifecycle.js";
@@ -43,7 +43,11 @@ export interface Services {
   config: Config;
   store: Store;
   clock: Clock;
-  dialect: Dialect;
+  /**
+   * Both dialects: a request's own names pick its dialect (`request.dialect`, handed to the use cases); the default
+   * (FERRY_DIALECT) names what no request decided (docs/messaging.md "Dialects").
+   */
+  dialects: Dialects;
   log: Logger;
   dispatcher: DeliveryHandoff;
   /** The plan table in force (built-in limits with the configured overrides). */

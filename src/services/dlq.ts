@@ -1,3 +1,4 @@
+import type { Dialect } from "../domain/dialect.js";
 import type { ConfigSource } from "../domain/publish-config.js";
 import { parsePublishConfig } from "../domain/publish-config.js";
 import { specToConfigHeaders } from "../domain/spec-headers.js";
@@ -39,6 +40,15 @@ export function deleteDlqMany(
   return services.store.dlqDelete({ accountId: account.id, ...p });
 }
 
+/**
+ * The retry request's own configuration (docs/dlq.md "Retry"), in the names it used. The retried message keeps the
+ * dialect its original was published in (docs/messaging.md "Dialects").
+ */
+export interface RetryOverrides {
+  source: ConfigSource;
+  dialect: Dialect;
+}
+
 export interface RetryResult {
   messageId: string;
   deduplicated: boolean;
@@ -49,7 +59,7 @@ export async function retryDlq(
   services: Services,
   account: Account,
   dlqId: string,
-  overrides: ConfigSource,
+  overrides: RetryOverrides,
 ): Promise<RetryResult> {
   const entry = await getDlq(services, account, dlqId);
   const [result] = await retryEntries(services, account, [entry], overrides);
@@ -64,7 +74,7 @@ export async function retryDlqMany(
   services: Services,
   account: Account,
   p: { filter: DlqFilter; count: number; cursor?: string },
-  overrides: ConfigSource,
+  overrides: RetryOverrides,
 ): Promise<{ responses: RetryResult[]; cursor?: string }> {
   let entries: DlqEntry[];
   let cursor: string | undefined;
@@ -96,19 +106,21 @@ async function retryEntries(
   services: Services,
   account: Account,
   entries: DlqEntry[],
-  overrides: ConfigSource,
+  overrides: RetryOverrides,
 ): Promise<RetryResult[]> {
-  const { store, clock, config, dialect, dispatcher } = services;
+  const { store, clock, config, dispatcher } = services;
+  const { dialect } = overrides;
   const limits = services.plans.limitsOf(account);
   const now = clock.now();
   const items: InsertItem[] = entries.map((entry) => {
     const m = entry.message;
-    const source = overlay(specToConfigHeaders(m.spec, dialect.prefixLower), overrides, dialect.prefixLower);
+    // The original's configuration in the request's names, so that the request's own headers override it.
+    const source = overlay(specToConfigHeaders(m.spec, dialect.prefixLower), overrides.source, dialect.prefixLower);
     const parsed = parsePublishConfig(source, dialect, limits, now);
+    parsed.spec.dialect = services.dialects.of(m.spec.dialect).name;
     const input: Parameters<typeof buildMessages>[0] = {
       account,
       destination: m.url,
-      source,
       // The stored spec and body hold the original values: redacted fields are redacted in views only.
       body: m.body ?? Buffer.alloc(0),
       callerIp: m.callerIp ?? "",

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type Dialect, type Dialects, inDialect } from "../domain/dialect.js";
 import type { HeaderMap } from "../domain/headers.js";
 import { newMessageId } from "../domain/ids.js";
 import type { NewMessage } from "../domain/message.js";
@@ -15,6 +16,11 @@ export interface PublishInput {
   /** A full http(s) URL (query string included) or a URL-group name. */
   destination: string;
   source: ConfigSource;
+  /**
+   * The names `source` is written in: the request's (docs/messaging.md "Dialects"). The messages are delivered,
+   * signed and called back in them.
+   */
+  dialect: Dialect;
   body: Buffer;
   callerIp: string;
   queueName?: string;
@@ -50,13 +56,22 @@ export async function resolveTargets(
   return services.groups.resolve(account, destination);
 }
 
-/** Group default headers apply unless the request sets the same header (request headers win). */
-export function withDefaults(source: ConfigSource, defaults: HeaderMap): ConfigSource {
+/**
+ * Group default headers apply unless the request sets the same header (request headers win). A default configuration
+ * header is read in the publish's dialect whichever dialect it was set in (`Svc-Retries` counts as `Upstash-Retries`
+ * for a publish in the official SDKs' names; docs/url-groups.md).
+ */
+export function withDefaults(
+  source: ConfigSource,
+  defaults: HeaderMap,
+  dialects: Dialects,
+  dialect: Dialect,
+): ConfigSource {
   if (Object.keys(defaults).length === 0) return source;
   // Null prototype: `headers[key] = …` must not run the `__proto__` setter for a header of that name.
   const headers: ConfigSource["headers"] = Object.assign(Object.create(null) as ConfigSource["headers"], source.headers);
   for (const [name, values] of Object.entries(defaults)) {
-    const key = name.toLowerCase();
+    const key = inDialect(dialects, name.toLowerCase(), dialect);
     if (headers[key] === undefined && !source.query.has(key)) headers[key] = values.length === 1 ? values[0] : values;
   }
   return { headers, query: source.query };
@@ -70,7 +85,7 @@ function contentHash(destination: string, body: Buffer, spec: NewMessage["spec"]
 
 /** Builds the messages of one publish (one per target) without writing anything. */
 export function buildMessages(
-  input: PublishInput,
+  input: Pick<PublishInput, "account" | "destination" | "body" | "callerIp" | "queueName" | "scheduleId">,
   targets: PublishTarget[],
   parsed: ParsedConfig,
   now: number,
@@ -124,7 +139,8 @@ export async function publish(services: Services, input: PublishInput): Promise<
 }
 
 async function publishOnce(services: Services, input: PublishInput): Promise<PublishedMessage[]> {
-  const { store, clock, config, dialect, dispatcher } = services;
+  const { store, clock, config, dispatcher } = services;
+  const { dialect } = input;
   const limits = services.plans.limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {
     throw new AppError(
@@ -135,7 +151,9 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const now = clock.now();
   const { targets, defaultHeaders } =
     input.resolved ?? (await resolveTargets(services, input.account, input.destination));
-  const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  const source = withDefaults(input.source, defaultHeaders, services.dialects, dialect);
+  const parsed = parsePublishConfig(source, dialect, limits, now);
+  parsed.spec.dialect = dialect.name;
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
 

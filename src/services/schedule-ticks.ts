@@ -12,7 +12,10 @@ const DUE_BATCH = 200;
 /** Bound of one pass: a backlog larger than this waits for the next pass (one second later by default). */
 const MAX_BATCHES_PER_PASS = 50;
 
-/** The configuration of one triggered message: the stored spec, delayed from the moment it is published. */
+/**
+ * The configuration of one triggered message: the stored spec, delayed from the moment it is published. Its dialect
+ * is the one the schedule was created in (docs/messaging.md "Dialects").
+ */
 function tickConfig(schedule: Schedule, now: number): ParsedConfig {
   return {
     spec: schedule.spec,
@@ -46,7 +49,6 @@ async function tickMessages(
   const input = {
     account,
     destination: schedule.destination,
-    source: { headers: {}, query: new Map<string, string>() },
     body: schedule.body ?? Buffer.alloc(0),
     callerIp: schedule.callerIp ?? "",
     scheduleId: schedule.id,

@@ -1,3 +1,4 @@
+import type { Dialect } from "../domain/dialect.js";
 import { cronFromText, nextTickAfter, parseCron } from "../domain/cron.js";
 import { newScheduleId } from "../domain/ids.js";
 import type { ConfigSource } from "../domain/publish-config.js";
@@ -15,6 +16,8 @@ export interface CreateScheduleInput {
   destination: string;
   /** Request headers plus `svc-*` query parameters: every publish header, `Svc-Cron`, `Svc-Schedule-Id`, … */
   source: ConfigSource;
+  /** The names `source` is written in; every triggered message is delivered in them (docs/messaging.md "Dialects"). */
+  dialect: Dialect;
   body: Buffer;
   /** The creator's IP: every triggered message carries it to the destination. */
   callerIp: string;
@@ -29,7 +32,8 @@ const QUEUE_NAME = /^[A-Za-z0-9._-]+$/;
  * tick then publishes it unchanged. Returns the schedule id.
  */
 export async function createSchedule(services: Services, input: CreateScheduleInput): Promise<string> {
-  const { store, clock, dialect } = services;
+  const { store, clock } = services;
+  const { dialect } = input;
   const field = (name: string) => dialect.header(name);
   const limits = services.plans.limitsOf(input.account);
   if (input.body.length > limits.max_message_size) {
@@ -42,7 +46,9 @@ export async function createSchedule(services: Services, input: CreateScheduleIn
   const now = clock.now();
   // A group must exist when the schedule is created; its endpoints are resolved again at every tick.
   const { defaultHeaders } = await resolveTargets(services, input.account, input.destination);
-  const parsed = parsePublishConfig(withDefaults(input.source, defaultHeaders), dialect, limits, now);
+  const source = withDefaults(input.source, defaultHeaders, services.dialects, dialect);
+  const parsed = parsePublishConfig(source, dialect, limits, now);
+  parsed.spec.dialect = dialect.name;
 
   const cron = parseCron(parsed.raw("cron") ?? "", field("Cron"));
   if (parsed.raw("not-before") !== undefined) {

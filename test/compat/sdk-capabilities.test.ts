@@ -4,7 +4,10 @@ import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, TEST_CURRENT_KEY, TEST_NEXT_KEY, type TestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
-/** The SDK's URL-group, batch, queue, schedule, DLQ and callback calls against Ferry in the upstash dialect. */
+/**
+ * The SDK's URL-group, batch, queue, schedule, DLQ and callback calls against the default server (no FERRY_DIALECT,
+ * as `npm start` runs it): the SDK's own names decide its requests' dialect (docs/messaging.md "Dialects").
+ */
 let server: TestServer;
 let client: Client;
 const receivers: Receiver[] = [];
@@ -20,7 +23,6 @@ const verify = (got: { headers: Record<string, unknown>; text: string }, url: st
 beforeAll(async () => {
   server = await startTestServer({
     env: {
-      FERRY_DIALECT: "upstash",
       FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1",
       FERRY_SCHEDULER_INTERVAL_MS: "3600000",
     },

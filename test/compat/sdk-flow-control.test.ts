@@ -5,13 +5,13 @@ import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
-/** The SDK's flow-control calls, and publish with flowControl, against Ferry in the upstash dialect. */
+/** The SDK's flow-control calls, and publish with flowControl, against the default server (no FERRY_DIALECT). */
 let server: TestServer;
 let client: Client;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { FERRY_DIALECT: "upstash", FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1" } });
+  server = await startTestServer({ env: { FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1" } });
   client = new Client({ baseUrl: server.url, token: server.token, devMode: false, retry: false });
   receiver = await Receiver.start();
 });

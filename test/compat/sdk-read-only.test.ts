@@ -2,14 +2,14 @@ import { Client, QstashError } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-/** The SDK's calls with the account's read-only token (docs/errors.md "Read-only token"), upstash dialect. */
+/** The SDK's calls with the account's read-only token (docs/errors.md "Read-only token"), on the default server. */
 let server: TestServer;
 let full: Client;
 let readOnly: Client;
 let readOnlyToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { FERRY_DIALECT: "upstash", FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1" } });
+  server = await startTestServer({ env: { FERRY_DESTINATION_ALLOW: "127.0.0.0/8,::1" } });
   readOnlyToken = server.ferry.bootstrap.account.readOnlyToken!;
   full = new Client({ baseUrl: server.url, token: server.token, devMode: false, retry: false });
   readOnly = new Client({ baseUrl: server.url, token: readOnlyToken, devMode: false, retry: false });

@@ -3,13 +3,16 @@ import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
-/** Habits of the Python and Go SDKs (reference §9), sent as raw HTTP in the upstash dialect. */
+/**
+ * Habits of the Python and Go SDKs (reference §9), sent as raw HTTP in the official SDKs' names to the default
+ * server (no FERRY_DIALECT): the names decide (docs/messaging.md "Dialects").
+ */
 let server: TestServer;
 let receiver: Receiver;
 const json = { "content-type": "application/json" };
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { FERRY_DIALECT: "upstash", FERRY_SCHEDULER_INTERVAL_MS: "3600000" } });
+  server = await startTestServer({ env: { FERRY_SCHEDULER_INTERVAL_MS: "3600000" } });
   receiver = await Receiver.start();
 });
 afterAll(async () => {

@@ -204,18 +204,31 @@ describe("first start", () => {
   });
 });
 
-describe("upstash dialect", () => {
-  it("serves the management API under /v2/qstash with vercel_email and qstash_fixed_* plan names", async () => {
-    const s = await startTestServer({ env: { ...adminEnv, FERRY_DIALECT: "upstash" } });
+describe("dialects (docs/messaging.md \"Dialects\")", () => {
+  it("serves the management API under /v2/qstash and /v2/msgsvc at once, each in its plan names", async () => {
+    const s = await startTestServer({ env: { ...adminEnv } });
     try {
       const id = s.ferry.bootstrap.account.id;
-      expect((await manage(s, "GET", "/v2/msgsvc/user")).status).toBe(404);
+      expect((await manage(s, "GET", "/v2/msgsvc/user")).json.id).toBe(id);
       expect((await manage(s, "GET", "/v2/qstash/user")).json.id).toBe(id);
       const set = await manage(s, "POST", `/v2/qstash/set-plan/${id}`, { body: { plan_name: "qstash_fixed_1m" } });
       expect(set.json).toBe("OK");
       expect((await manage(s, "GET", "/v2/qstash/user")).json.reserved_type).toBe("qstash_fixed_1m");
+      expect((await manage(s, "GET", "/v2/msgsvc/user")).json.reserved_type).toBe("msgsvc_fixed_1m");
       const bad = await manage(s, "POST", `/v2/qstash/set-plan/${id}`, { body: { plan_name: "msgsvc_fixed_1m" } });
       expect(bad.status).toBe(400);
+      // /v2/search has no dialect in its path: a request naming neither answers in the default's field name.
+      const index = await manage(s, "POST", "/v2/search", { body: { name: "n", region: "eu-west-1", type: "free" } });
+      expect(index.json.partner_email).toBe("");
+      expect(index.json.vercel_email).toBeUndefined();
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it("with FERRY_DIALECT=upstash, a search request naming neither answers vercel_email", async () => {
+    const s = await startTestServer({ env: { ...adminEnv, FERRY_DIALECT: "upstash" } });
+    try {
       const index = await manage(s, "POST", "/v2/search", { body: { name: "v", region: "eu-west-1", type: "free" } });
       expect(index.json.vercel_email).toBe("");
       expect(index.json.partner_email).toBeUndefined();

@@ -22,16 +22,18 @@ function validated(full: JsonSchema): JsonSchema {
 
 /**
  * OpenAPI 3.1 from the routes (docs/openapi.md): every route gets its declaration (openapi/*-docs.ts, in the
- * running dialect's names) when it is registered; Fastify validates path parameters and query strings with it, and
- * @fastify/swagger publishes all of it at `GET /openapi.json`, with Swagger UI at `/docs` from the package's own
- * assets. Call before any route is registered. A route without a declaration still appears, marked undocumented.
+ * default dialect's names; the management routes under both dialects' segments) when it is registered; Fastify
+ * validates path parameters and query strings with it, and @fastify/swagger publishes all of it at
+ * `GET /openapi.json`, with Swagger UI at `/docs` from the package's own assets. Call before any route is
+ * registered. A route without a declaration still appears, marked undocumented.
  */
 export function registerOpenApi(app: FastifyInstance, services: Services): void {
-  const d = services.dialect;
+  const d = services.dialects.default;
+  const other = services.dialects.all.find((x) => x !== d)!;
   const docs: Record<string, RouteDoc> = {
     ...operationsDocs,
     ...messagingDocs(d),
-    ...managementDocs(d),
+    ...Object.assign({}, ...services.dialects.all.map(managementDocs)),
     ...consoleDocs,
     ...searchDataDocs(),
   };
@@ -61,11 +63,18 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
         version: services.version,
         description:
           "Durable HTTP message delivery with the hosted service's wire format. Messaging API: Bearer token. " +
-          `Management API (/v2/${d.managementSegment}/…, /v2/search): HTTP Basic e-mail:api_key. Dialect: ${d.name}.`,
+          `Management API (/v2/${d.managementSegment}/… or /v2/${other.managementSegment}/…, /v2/search): ` +
+          `HTTP Basic e-mail:api_key. Names: ${d.prefix}… headers as documented here (default dialect: ` +
+          `${d.name}); the ${other.prefix}… names, ${other.tokenQuery} and /v2/${other.managementSegment} are ` +
+          "understood too, a request's own names pick its dialect.",
       },
       components: {
         securitySchemes: {
-          bearer: { type: "http", scheme: "bearer", description: `Or the ${d.tokenQuery} query parameter` },
+          bearer: {
+            type: "http",
+            scheme: "bearer",
+            description: `Or the ${d.tokenQuery} (or ${other.tokenQuery}) query parameter`,
+          },
           basic: { type: "http", scheme: "basic" },
         },
       },

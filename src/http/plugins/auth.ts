@@ -6,7 +6,7 @@ import type { Account } from "../../domain/records.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The messaging account of the Bearer (or `svc_token`) token; set on every messaging route. */
+    /** The messaging account of the Bearer (or `svc_token`/`qstash_token`) token; set on every messaging route. */
     account: Account;
     /**
      * True when the caller used the account's read-only token: only routes marked `readOnlyAllowed` get this far
@@ -61,7 +61,7 @@ export function requireMessagingToken(app: FastifyInstance, services: Services):
     }
   });
   app.addHook("onRequest", async (request) => {
-    const token = tokenOf(request, services.dialect.tokenQuery);
+    const token = tokenOf(request, request.dialect.tokenQuery);
     const account = await authenticate(services.store, token);
     request.account = account;
     request.readOnly = token !== account.token;

@@ -15,17 +15,17 @@ import { wirePlanName } from "../views/account-view.js";
  */
 export function accountRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/account", readable, async (request) => {
-    rejectUnknownKeys(request.query as Query, new Set(), services.dialect.tokenQuery);
+    rejectUnknownKeys(request.query as Query, new Set(), request.dialect.tokenQuery);
     return accountOverview(services, request.account, {
       readOnly: request.readOnly,
-      planName: wirePlanName(request.account.plan, services.dialect),
+      planName: wirePlanName(request.account.plan, request.dialect),
     });
   });
 
   /** The management API's usage statistics (docs/management.md) for the token's account; `period` default 1h. */
   app.get("/v2/account/stats", readable, async (request) => {
     const query = request.query as Query;
-    rejectUnknownKeys(query, new Set(["period"]), services.dialect.tokenQuery);
+    rejectUnknownKeys(query, new Set(["period"]), request.dialect.tokenQuery);
     const period = single(query, "period") ?? "1h";
     if (!isStatsPeriod(period)) {
       throw invalidField("period", `"${period}" must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);

@@ -5,8 +5,8 @@ import type { Services } from "../../services/context.js";
 import { emptyHeaderMap, HTTP_TOKEN } from "../../domain/headers.js";
 import { validName } from "../../domain/names.js";
 import { jsonBody } from "../body.js";
-import type { Dialect } from "../../domain/dialect.js";
-import { splitDestination } from "../destination.js";
+import { chooseDialect, type Dialect, type DialectChoice, type NamePlace } from "../../domain/dialect.js";
+import { queryKeys, splitDestination } from "../destination.js";
 import { publishedView } from "./publish.js";
 
 type HeaderValues = Record<string, string | string[]>;
@@ -58,6 +58,25 @@ function parseItem(raw: unknown, dialect: Dialect): BatchItem {
   return item;
 }
 
+/** The names of every item that may belong to a dialect: its header names and its destination's query keys. */
+function* itemNames(body: unknown[]): Generator<readonly [NamePlace, string]> {
+  for (const raw of body) {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) continue;
+    const { destination, headers } = raw as Record<string, unknown>;
+    if (typeof destination === "string") for (const key of queryKeys(destination)) yield ["query parameter", key];
+    if (typeof headers !== "object" || headers === null) continue;
+    for (const name of Object.keys(headers)) yield ["header", name];
+  }
+}
+
+/**
+ * The batch's dialect: the request's, continued with every item's names. One batch speaks one dialect: an item
+ * in the other one is a 400 for the whole request (docs/messaging.md "Dialects"), nothing sent.
+ */
+function batchDialect(services: Services, request: { dialectChoice: DialectChoice }, body: unknown[]): Dialect {
+  return chooseDialect(services.dialects, itemNames(body), request.dialectChoice).dialect;
+}
+
 /**
  * `POST /v2/batch` (docs/batch.md): an array in, an array out in request order. A URL item answers one object, a
  * URL-group item a nested array, and a refused item `{"error": "..."}` while the others are sent.
@@ -66,15 +85,16 @@ export function batchRoutes(app: FastifyInstance, services: Services): void {
   app.post("/v2/batch", async (request) => {
     const body = jsonBody(request);
     if (!Array.isArray(body)) throw invalidField("body", "must be a JSON array of messages");
+    const dialect = batchDialect(services, request, body);
     const items = body.map((raw) => {
       try {
-        return parseItem(raw, services.dialect);
+        return parseItem(raw, dialect);
       } catch (error) {
         if (error instanceof AppError) return error;
         throw error;
       }
     });
-    const outcomes = await publishBatch(services, request.account, items, request.ip);
+    const outcomes = await publishBatch(services, request.account, items, request.ip, dialect);
     return outcomes.map((outcome, i) =>
       outcome instanceof AppError
         ? { error: outcome.message }

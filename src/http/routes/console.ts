@@ -65,11 +65,11 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
   });
 
-  // Public and secret-free: which header prefix, token query key and management path segment this server speaks,
-  // so the page never hard-codes a dialect.
+  // Public and secret-free: which header prefix, token query key and management path segment the page speaks (the
+  // default dialect, FERRY_DIALECT; the server understands both), so the page never hard-codes a dialect.
   app.get("/console/config.json", async (_request, reply) => {
     reply.header("cache-control", "no-cache");
-    const { dialect } = services;
+    const dialect = services.dialects.default;
     return {
       dialect: dialect.name,
       headerPrefix: dialect.prefix,

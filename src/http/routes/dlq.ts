@@ -1,8 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { ConfigSource } from "../../domain/publish-config.js";
 import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
-import { deleteDlq, deleteDlqMany, getDlq, listDlq, retryDlq, retryDlqMany } from "../../services/dlq.js";
+import {
+  deleteDlq,
+  deleteDlqMany,
+  getDlq,
+  listDlq,
+  type RetryOverrides,
+  retryDlq,
+  retryDlqMany,
+} from "../../services/dlq.js";
 import type { DlqFilter } from "../../store/store-dlq.js";
 import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
@@ -50,14 +57,13 @@ function dlqFilter(query: Query): DlqFilter {
 function readQuery(
   request: FastifyRequest,
   allowed: ReadonlySet<string>,
-  services: Services,
   withBody: boolean,
 ): Query {
   // Null prototype: a body field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
   const query = Object.create(null) as Query;
   for (const [key, value] of Object.entries(request.query as Query)) {
     // Retry requests may carry configuration as `svc-*` query keys; they are read separately.
-    if (!key.toLowerCase().startsWith(services.dialect.prefixLower)) query[key] = value;
+    if (!key.toLowerCase().startsWith(request.dialect.prefixLower)) query[key] = value;
   }
   const body = withBody ? jsonObjectBody(request) : undefined;
   for (const [key, value] of Object.entries(body ?? {})) {
@@ -70,7 +76,7 @@ function readQuery(
   for (const key of REFUSED_KEYS) {
     if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
   }
-  rejectUnknownKeys(query, allowed, services.dialect.tokenQuery);
+  rejectUnknownKeys(query, allowed, request.dialect.tokenQuery);
   return query;
 }
 
@@ -87,13 +93,14 @@ function pageCount(query: Query): number {
 }
 
 /** Configuration of a retry: the request's `Svc-*` headers and `svc-*` query keys override the original's. */
-function overrides(request: FastifyRequest, services: Services): ConfigSource {
-  return { headers: request.headers, query: configQuery(request.query as Record<string, unknown>, services.dialect) };
+function overrides(request: FastifyRequest): RetryOverrides {
+  const query = configQuery(request.query as Record<string, unknown>, request.dialect);
+  return { source: { headers: request.headers, query }, dialect: request.dialect };
 }
 
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/dlq", readable, async (request) => {
-    const query = readQuery(request, PAGE_KEYS, services, false);
+    const query = readQuery(request, PAGE_KEYS, false);
     const p: Parameters<typeof listDlq>[2] = {
       filter: dlqFilter(query),
       count: pageCount(query),
@@ -125,7 +132,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
 
   // Bulk delete: dlqIds (query or JSON body), or filters with count and cursor; nothing at all deletes everything.
   app.delete("/v2/dlq", async (request) => {
-    const query = readQuery(request, BULK_KEYS, services, true);
+    const query = readQuery(request, BULK_KEYS, true);
     const filter = dlqFilter(query);
     if (filter.dlqIds) return deleteDlqMany(services, request.account, { filter: { dlqIds: filter.dlqIds } });
     const count = intParam(query, "count", 1, Number.MAX_SAFE_INTEGER);
@@ -138,13 +145,13 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post<{ Params: { dlqId: string } }>("/v2/dlq/retry/:dlqId", async (request, reply) => {
-    const result = await retryDlq(services, request.account, request.params.dlqId, overrides(request, services));
+    const result = await retryDlq(services, request.account, request.params.dlqId, overrides(request));
     reply.status(201);
     return result.deduplicated ? { messageId: result.messageId, deduplicated: true } : { messageId: result.messageId };
   });
 
   app.post("/v2/dlq/retry", async (request, reply) => {
-    const query = readQuery(request, BULK_KEYS, services, true);
+    const query = readQuery(request, BULK_KEYS, true);
     const filter = dlqFilter(query);
     const p: Parameters<typeof retryDlqMany>[2] = {
       filter: filter.dlqIds ? { dlqIds: filter.dlqIds } : filter,
@@ -152,7 +159,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     };
     const cursor = cursorParam(query);
     if (cursor !== undefined) p.cursor = cursor;
-    const result = await retryDlqMany(services, request.account, p, overrides(request, services));
+    const result = await retryDlqMany(services, request.account, p, overrides(request));
     reply.status(201);
     return {
       responses: result.responses.map((r) => (r.deduplicated ? { ...r } : { messageId: r.messageId })),

@@ -39,12 +39,11 @@ function optionalCount(query: Query, key: string): number | undefined {
 
 /** Flow-control keys and global parallelism (docs/flow-control.md). Actions answer 200 with an empty body. */
 export function flowControlRoutes(app: FastifyInstance, services: Services): void {
-  const token = services.dialect.tokenQuery;
   const empty = (reply: FastifyReply) => reply.status(200).send();
 
   app.get("/v2/flowControl", readable, async (request) => {
     const query = request.query as Query;
-    rejectUnknownKeys(query, new Set(["search"]), token);
+    rejectUnknownKeys(query, new Set(["search"]), request.dialect.tokenQuery);
     const search = single(query, "search");
     const keys = await listFlowKeys(services, request.account, search === "" ? undefined : search);
     return keys.map(flowKeyRecord);
@@ -73,7 +72,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
 
   app.post<KeyParams>("/v2/flowControl/:key/pin", async (request, reply) => {
     const query = request.query as Query;
-    rejectUnknownKeys(query, new Set(["parallelism", "rate", "period"]), token);
+    rejectUnknownKeys(query, new Set(["parallelism", "rate", "period"]), request.dialect.tokenQuery);
     const input: PinInput = {};
     const parallelism = optionalCount(query, "parallelism");
     const rate = optionalCount(query, "rate");
@@ -88,7 +87,7 @@ export function flowControlRoutes(app: FastifyInstance, services: Services): voi
   // Without any part named, both are unpinned.
   app.post<KeyParams>("/v2/flowControl/:key/unpin", async (request, reply) => {
     const query = request.query as Query;
-    rejectUnknownKeys(query, new Set(["parallelism", "rate"]), token);
+    rejectUnknownKeys(query, new Set(["parallelism", "rate"]), request.dialect.tokenQuery);
     const part = (key: string) => {
       const raw = single(query, key);
       return raw === undefined || raw === "" ? undefined : parseBool(raw, key);

@@ -1,8 +1,7 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidField } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
-import type { Account } from "../../domain/records.js";
 import type { LogFilter } from "../../store/store.js";
 import { fitPage, truncateBodies } from "../views/page-budget.js";
 import {
@@ -31,8 +30,9 @@ const LOG_KEYS = new Set<string>([
 
 /** Logs (formerly events): `/v2/events` answers `events`; `/v2/logs` answers both `logs` and `events`. */
 export function logRoutes(app: FastifyInstance, services: Services): void {
-  async function page(query: Query, account: Account) {
-    rejectUnknownKeys(query, LOG_KEYS, services.dialect.tokenQuery);
+  async function page(request: FastifyRequest) {
+    const query = request.query as Query;
+    rejectUnknownKeys(query, LOG_KEYS, request.dialect.tokenQuery);
     const filter: LogFilter = messageFilterFromQuery(query);
     const ids = filter.messageIds ?? multi(query, "messageId");
     if (ids) filter.messageIds = ids;
@@ -48,7 +48,7 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
       if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor returned by this API`);
       p.cursor = cursor;
     }
-    const result = await listLogs(services, account, p);
+    const result = await listLogs(services, request.account, p);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); both logs base64 their bodies.
     const fitted = fitPage(
       result.logs,
@@ -60,12 +60,12 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
   }
 
   app.get("/v2/events", readable, async (request) => {
-    const { logs, cursor } = await page(request.query as Query, request.account);
+    const { logs, cursor } = await page(request);
     return cursor === undefined ? { events: logs } : { cursor, events: logs };
   });
 
   app.get("/v2/logs", readable, async (request) => {
-    const { logs, cursor } = await page(request.query as Query, request.account);
+    const { logs, cursor } = await page(request);
     return cursor === undefined ? { logs, events: logs } : { cursor, logs, events: logs };
   });
 }

@@ -12,6 +12,7 @@ import {
 } from "../../services/management.js";
 import { isStatsPeriod } from "../../domain/stats-period.js";
 import { usageStats } from "../../services/stats.js";
+import type { Dialect } from "../../domain/dialect.js";
 import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
 import { type Query, single } from "../query.js";
@@ -34,12 +35,20 @@ export function sendOk(reply: FastifyReply) {
 }
 
 /**
- * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/<managementSegment>/`
- * (`msgsvc`, or `qstash` in the upstash dialect). Every route acts on the caller's own accounts only.
+ * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/msgsvc/` and
+ * `/v2/qstash/` alike. Every route acts on the caller's own accounts only.
  */
 export function managementAccountRoutes(app: FastifyInstance, services: Services): void {
-  const base = `/v2/${services.dialect.managementSegment}`;
-  const view = (account: Account) => accountRecord(account, services.dialect, services.plans);
+  for (const dialect of services.dialects.all) routesUnder(app, services, dialect);
+}
+
+/**
+ * The routes under one dialect's segment: both are served at once, and each answers in the names of its path (the
+ * path decides the request's dialect, docs/messaging.md "Dialects").
+ */
+function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect): void {
+  const base = `/v2/${dialect.managementSegment}`;
+  const view = (account: Account) => accountRecord(account, dialect, services.plans);
 
   app.get(`${base}/user`, async (request) => view(await defaultAccountOf(services, request.customer)));
   app.get(`${base}/users`, async (request) => (await listAccounts(services, request.customer)).map(view));
@@ -58,7 +67,7 @@ export function managementAccountRoutes(app: FastifyInstance, services: Services
   app.post<Id>(`${base}/set-plan/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    await setPlan(services, account, parsePlanName(body.plan_name, services.dialect, "plan_name"));
+    await setPlan(services, account, parsePlanName(body.plan_name, dialect, "plan_name"));
     return sendOk(reply);
   });
 

@@ -28,7 +28,7 @@ export function messageRoutes(app: FastifyInstance, services: Services): void {
   // Bulk cancel: query filters (JS SDK) or a JSON body (Python and Go SDKs); neither means everything.
   app.delete("/v2/messages", async (request) => {
     const query = request.query as Query;
-    rejectUnknownKeys(query, BULK_CANCEL_KEYS, services.dialect.tokenQuery);
+    rejectUnknownKeys(query, BULK_CANCEL_KEYS, request.dialect.tokenQuery);
     const body = jsonObjectBody(request);
     if (body) {
       const ids = body.messageIds;

@@ -31,11 +31,12 @@ export function sendPublished(reply: FastifyReply, destination: string, results:
 
 export function publishRoutes(app: FastifyInstance, services: Services): void {
   app.post("/v2/publish/*", async (request, reply) => {
-    const { destination, config } = splitDestination(restAfter(request, /^\/v2\/publish\//i), services.dialect);
+    const { destination, config } = splitDestination(restAfter(request, /^\/v2\/publish\//i), request.dialect);
     const results = await publish(services, {
       account: request.account,
       destination,
       source: { headers: request.headers, query: config },
+      dialect: request.dialect,
       body: rawBody(request),
       callerIp: request.ip,
     });

@@ -36,12 +36,13 @@ export function queueRoutes(app: FastifyInstance, services: Services): void {
     const question = rest.indexOf("?");
     if (slash < 0 || (question >= 0 && question < slash)) throw invalidField("destination", "is required");
     const name = queueName(decodeSegment(rest.slice(0, slash)));
-    const { destination, config } = splitDestination(rest.slice(slash + 1), services.dialect);
+    const { destination, config } = splitDestination(rest.slice(slash + 1), request.dialect);
     if (destination === "") throw invalidField("destination", "is required");
     const results = await enqueue(services, {
       account: request.account,
       destination,
       source: { headers: request.headers, query: config },
+      dialect: request.dialect,
       body: rawBody(request),
       callerIp: request.ip,
       queueName: name,

@@ -24,11 +24,12 @@ type IdParams = { Params: { id: string } };
  */
 export function scheduleRoutes(app: FastifyInstance, services: Services): void {
   const create = async (request: FastifyRequest) => {
-    const { destination, config } = splitDestination(restAfter(request, /^\/v2\/schedules\//i), services.dialect);
+    const { destination, config } = splitDestination(restAfter(request, /^\/v2\/schedules\//i), request.dialect);
     const scheduleId = await createSchedule(services, {
       account: request.account,
       destination,
       source: { headers: request.headers, query: config },
+      dialect: request.dialect,
       body: rawBody(request),
       callerIp: request.ip,
     });
