@@ -1,5 +1,5 @@
 import type { Config } from "../config.js";
-import { dialectFor } from "../domain/dialect.js";
+import { DIALECT_NAMES, dialectFor } from "../domain/dialect.js";
 import type { BootstrapResult } from "../services/accounts.js";
 
 /**
@@ -23,7 +23,9 @@ export function startBanner(p: {
   const port = new URL(p.url).port;
   const everywhere = ["0.0.0.0", "::", ""].includes(p.config.host);
   const local = reachableUrl(new URL(p.url));
+  // Both dialects are spoken on one server; FERRY_DIALECT names the one for what no request decided (the curl below).
   const dialect = dialectFor(p.config.dialect, p.version);
+  const other = dialectFor(DIALECT_NAMES.find((n) => n !== p.config.dialect)!, p.version);
   const where = everywhere ? `port ${port} on every interface (FERRY_HOST=${p.config.host})` : `${p.config.host}:${port}`;
   out.unshift(
     `Ferry ${p.version} is listening on ${where}, data in ${withoutPassword(p.config.databaseUrl)}`,
@@ -49,7 +51,8 @@ export function startBanner(p: {
   credential(
     generated.nextSigningKey && `FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}`,
     `your receivers check the ${dialect.header("Signature")} header of each delivery with these two keys ` +
-      "(the next one takes over when the keys are rotated)",
+      `(${other.header("Signature")} for messages published with ${other.prefix} names; the next key takes over ` +
+      "when the keys are rotated)",
   );
   if (generated.adminEmail) out.push(`  FERRY_ADMIN_EMAIL=${generated.adminEmail}`);
   credential(
