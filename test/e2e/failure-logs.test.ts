@@ -4,6 +4,7 @@ import { OffsetClock } from "../../src/domain/clock.js";
 import { createLogger } from "../../src/logger.js";
 import type { SchedulerLoop } from "../../src/maintenance/scheduler.js";
 import { eventually } from "../helpers/eventually.js";
+import { metricValue, parseMetrics } from "../helpers/metrics.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, TEST_CURRENT_KEY, TEST_NEXT_KEY, TEST_TOKEN, type TestServer } from "../helpers/server.js";
 
@@ -100,10 +101,15 @@ describe("failure lines at info", () => {
     const host = new URL(down).host;
     const publish = () => server.call("POST", `/v2/publish/${down}`, { body: "x", headers: { "Svc-Retries": "0" } });
     for (let i = 0; i < 12; i++) expect((await publish()).status).toBe(200);
-    await eventually(async () => {
-      const dlq = await server.call("GET", "/v2/dlq");
-      expect((dlq.json as { messages: unknown[] }).messages, JSON.stringify(lines())).toHaveLength(12);
-    }, 15_000);
+    // Every attempt's outcome recorded: its metric is counted in the same step that writes (or counts) its line. (The
+    // DLQ itself can list a move before the commit's fsync returned, i.e. before the line.)
+    const account = server.ferry.bootstrap.account.id;
+    const failed = async () =>
+      metricValue(parseMetrics((await server.call("GET", "/metrics")).text), "ferry_deliveries_total", {
+        account,
+        outcome: "failed",
+      });
+    await eventually(async () => expect(await failed(), JSON.stringify(lines())).toBe(12), 15_000);
     const ofHost = () => lines().filter((l) => l.host === host);
     expect(ofHost(), JSON.stringify(lines())).toHaveLength(5);
     expect(ofHost()[0]).toMatchObject({ msg: "delivery failed; moved to the DLQ", error: expect.stringMatching(/ECONNREFUSED/) });
