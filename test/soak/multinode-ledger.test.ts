@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FerryProcess, spawnFerry } from "../helpers/process.js";
-import { findPgBin, type PgCluster, startCluster } from "../helpers/postgres.js";
+import { findPgBin, PG_MISSING, type PgCluster, startCluster } from "../helpers/postgres.js";
 import { Receiver, type ReceivedRequest } from "../helpers/receiver.js";
 import { httpCall, TEST_TOKEN } from "../helpers/server.js";
 import {
@@ -24,8 +24,8 @@ import { type Node, type PublishStats, publishLane } from "./publisher.js";
 const TOTAL = 10_000;
 const binaries = findPgBin() !== undefined;
 if (!binaries) {
-  if (process.env.CI === "true") throw new Error("PostgreSQL binaries not found: CI requires them");
-  console.warn("PostgreSQL binaries not found (apt-get install postgresql): the multi-node soak test is skipped");
+  if (process.env.CI === "true") throw new Error(`${PG_MISSING}: CI requires them`);
+  console.warn(`${PG_MISSING}: the multi-node soak test is skipped`);
 }
 const NODES = 3;
 const LOG_DIR = ".tmp/soak";
