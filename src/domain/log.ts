@@ -28,12 +28,11 @@ export interface LogDetails {
   dlqId?: string;
 }
 
-/** One state transition of one message; the filterable columns are copied from the message. */
-export interface LogEntry {
-  accountId: string;
-  messageId: string;
-  state: LogState;
-  time: number;
+/**
+ * The columns a message's log entries and its row (store/message-row-store.ts) copy from the message, so that lists
+ * filter by them (reference §1.4 names).
+ */
+export interface FilterColumns {
   url: string;
   topicName?: string;
   endpointName?: string;
@@ -42,6 +41,14 @@ export interface LogEntry {
   callerIp?: string;
   labels?: string[];
   flowKey?: string;
+}
+
+/** One state transition of one message; the filterable columns are copied from the message. */
+export interface LogEntry extends FilterColumns {
+  accountId: string;
+  messageId: string;
+  state: LogState;
+  time: number;
   details: LogDetails;
 }
 

@@ -1,4 +1,6 @@
+import type { FilterColumns } from "../domain/log.js";
 import type { EndedState, MessageKind, MessageState } from "../domain/message.js";
+import { type FilterColumnsRow, filterColumnsFromRow } from "./rows-shared.js";
 import type { MessageFilter, Order } from "./store.js";
 
 /**
@@ -7,19 +9,11 @@ import type { MessageFilter, Order } from "./store.js";
  * adapters implement it (`message-rows.ts`). Rows from before migration 060 and rows of messages with
  * Svc-Redact-Fields leave the table when they end, so only their live part is here.
  */
-export interface MessageRowRecord {
+export interface MessageRowRecord extends FilterColumns {
   id: string;
   accountId: string;
   kind: MessageKind;
   parentId?: string;
-  url: string;
-  topicName?: string;
-  endpointName?: string;
-  queueName?: string;
-  scheduleId?: string;
-  callerIp?: string;
-  labels?: string[];
-  flowKey?: string;
   /** The row's state: a live one (QUEUED: behind its FIFO queue; WAITING: held by flow control), or how it ended. */
   state: MessageState | EndedState;
   /** WAITING: `key` (its flow-control key's limits) or `global` (the account's max_global_parallelism). */
@@ -59,20 +53,12 @@ export const MESSAGE_ROW_COLUMNS = `seq, id, account_id, kind, parent_id, url, t
   schedule_id, caller_ip, labels, flow_key, state, wait_reason, outcome, created_at, due_at, first_leased_at,
   finished_at, attempts, last_status`;
 
-export interface MessageRowRow {
+export interface MessageRowRow extends FilterColumnsRow {
   seq: number | string;
   id: string;
   account_id: string;
   kind: string;
   parent_id: string | null;
-  url: string;
-  topic_name: string | null;
-  endpoint_name: string | null;
-  queue_name: string | null;
-  schedule_id: string | null;
-  caller_ip: string | null;
-  labels: string | null;
-  flow_key: string | null;
   state: string;
   wait_reason: string | null;
   outcome: string | null;
@@ -98,13 +84,7 @@ export function messageRowFromRow(r: MessageRowRow): MessageRowRecord {
     bodySize: r.body_size ?? 0,
   };
   if (r.parent_id !== null) m.parentId = r.parent_id;
-  if (r.topic_name !== null) m.topicName = r.topic_name;
-  if (r.endpoint_name !== null) m.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) m.queueName = r.queue_name;
-  if (r.schedule_id !== null) m.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) m.callerIp = r.caller_ip;
-  if (r.labels !== null) m.labels = r.labels.split(",").filter((l) => l !== "");
-  if (r.flow_key !== null) m.flowKey = r.flow_key;
+  filterColumnsFromRow(r, m);
   if (r.wait_reason !== null) m.waitReason = r.wait_reason;
   if (r.outcome !== null) m.outcome = r.outcome as EndedState;
   if (r.first_leased_at !== null) m.firstLeasedAt = r.first_leased_at;

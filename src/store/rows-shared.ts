@@ -1,4 +1,4 @@
-import type { LogDetails, LogEntry } from "../domain/log.js";
+import type { FilterColumns, LogDetails, LogEntry } from "../domain/log.js";
 import { boundedMemo } from "../domain/bounded-memo.js";
 import type { Message, MessageKind, MessageSpec, MessageState } from "../domain/message.js";
 import type { FlowKeyState } from "../domain/flow-window.js";
@@ -21,12 +21,8 @@ import type { Account } from "./store.js";
 export const joinLabels = (labels: string[] | undefined): string | null =>
   labels && labels.length > 0 ? `,${labels.join(",")},` : null;
 
-export interface LogRow {
-  seq: number;
-  account_id: string;
-  message_id: string;
-  state: string;
-  time: number;
+/** The columns of `FilterColumns` (domain/log.ts) as the log and message tables store them. */
+export interface FilterColumnsRow {
   url: string;
   topic_name: string | null;
   endpoint_name: string | null;
@@ -35,6 +31,25 @@ export interface LogRow {
   caller_ip: string | null;
   labels: string | null;
   flow_key: string | null;
+}
+
+/** Sets on `into` the optional filter columns that `r` holds (a NULL column stays absent); `url` is the caller's. */
+export function filterColumnsFromRow(r: FilterColumnsRow, into: FilterColumns): void {
+  if (r.topic_name !== null) into.topicName = r.topic_name;
+  if (r.endpoint_name !== null) into.endpointName = r.endpoint_name;
+  if (r.queue_name !== null) into.queueName = r.queue_name;
+  if (r.schedule_id !== null) into.scheduleId = r.schedule_id;
+  if (r.caller_ip !== null) into.callerIp = r.caller_ip;
+  if (r.labels !== null) into.labels = r.labels.split(",").filter((l) => l !== "");
+  if (r.flow_key !== null) into.flowKey = r.flow_key;
+}
+
+export interface LogRow extends FilterColumnsRow {
+  seq: number;
+  account_id: string;
+  message_id: string;
+  state: string;
+  time: number;
   details: string;
 }
 
@@ -48,13 +63,7 @@ export function logFromRow(r: LogRow): LogEntry & { seq: string } {
     url: r.url,
     details: JSON.parse(r.details) as LogDetails,
   };
-  if (r.topic_name !== null) e.topicName = r.topic_name;
-  if (r.endpoint_name !== null) e.endpointName = r.endpoint_name;
-  if (r.queue_name !== null) e.queueName = r.queue_name;
-  if (r.schedule_id !== null) e.scheduleId = r.schedule_id;
-  if (r.caller_ip !== null) e.callerIp = r.caller_ip;
-  if (r.labels !== null) e.labels = r.labels.split(",").filter((l) => l !== "");
-  if (r.flow_key !== null) e.flowKey = r.flow_key;
+  filterColumnsFromRow(r, e);
   return e;
 }
 

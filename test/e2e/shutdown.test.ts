@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../helpers/postgres.js";
+import { describe, expect, it } from "vitest";
 import { type FerryProcess, spawnFerry } from "../helpers/process.js";
+import { scratchDatabases } from "../helpers/scratch-database.js";
 import { httpCall, TEST_TOKEN, testStore } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -13,21 +10,7 @@ import { waitUntil } from "../helpers/wait.js";
  * SIGTERM keeps its grace (issue 26, item 3; src/delivery/dispatcher.ts, stop): deliveries still in flight when
  * FERRY_SHUTDOWN_GRACE_MS ends are abandoned, logged, and delivered again after the restart.
  */
-const cleanup: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-});
-
-async function databaseUrl(): Promise<string> {
-  if (testStore === "postgres") {
-    const db = await freshDatabase();
-    cleanup.push(() => db.drop());
-    return db.url;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "ferry-shutdown-"));
-  cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return `sqlite:${join(dir, "ferry.db")}`;
-}
+const { cleanup, databaseUrl } = scratchDatabases("ferry-shutdown-");
 
 function stopOnCleanup(ferry: FerryProcess): void {
   cleanup.push(async () => {

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Agent, request } from "undici";
-import { afterAll, describe, expect, it } from "vitest";
-import { freePort, freshDatabase } from "../helpers/postgres.js";
+import { describe, expect, it } from "vitest";
+import { freePort } from "../helpers/postgres.js";
 import { type FerryProcess, runFerry, spawnFerry } from "../helpers/process.js";
+import { scratchDatabases } from "../helpers/scratch-database.js";
 import { TEST_TOKEN, testStore } from "../helpers/server.js";
 
 /**
@@ -13,21 +11,7 @@ import { TEST_TOKEN, testStore } from "../helpers/server.js";
  * it is ready; once one request got an answer, every request gets either a real answer or a 503 with a JSON
  * `error` and `Retry-After`, never a reset or a refused connection.
  */
-const cleanup: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-});
-
-async function databaseUrl(): Promise<string> {
-  if (testStore === "postgres") {
-    const db = await freshDatabase();
-    cleanup.push(() => db.drop());
-    return db.url;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "ferry-startup-"));
-  cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return `sqlite:${join(dir, "ferry.db")}`;
-}
+const { cleanup, databaseUrl } = scratchDatabases("ferry-startup-");
 
 interface Tally {
   refusedBeforeFirstAnswer: number;

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
+import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
 import { enc, type MessagingApi, type QueryValue } from "../lib/api";
 import { href, navigate } from "../lib/router";
 import type { DlqEntry } from "../lib/types";
@@ -48,7 +49,8 @@ async function retryMatching(api: MessagingApi, query: Record<string, QueryValue
 export function DeadLetters({ selected }: { selected: string | undefined }) {
   const { api, refreshAccount } = useApp();
   const [filters, setFilters] = useState<Filters>(noFilters);
-  const [checked, setChecked] = useState<Set<string>>(new Set());
+  const selection = useSelection();
+  const { checked } = selection;
   const pager = usePager();
   const { run, busy } = useAction();
   const confirm = useConfirm();
@@ -63,17 +65,11 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
   const entries = list.data?.messages ?? [];
   const filtered = Object.values(filters).some((v) => v !== "");
   const after = () => {
-    setChecked(new Set());
+    selection.clear();
     list.reload(true);
     refreshAccount();
   };
 
-  const toggle = (id: string) => {
-    const next = new Set(checked);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setChecked(next);
-  };
   const ids = [...checked];
 
   const retrySelected = () =>
@@ -138,7 +134,7 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
         withState={false}
         onApply={(f) => {
           setFilters(f);
-          setChecked(new Set());
+          selection.clear();
           pager.reset();
         }}
       />
@@ -158,14 +154,7 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
               <thead>
                 <tr>
                   <th>
-                    <input
-                      type="checkbox"
-                      aria-label="Select all on this page"
-                      checked={entries.every((e) => checked.has(e.dlqId))}
-                      onChange={(e) =>
-                        setChecked(e.currentTarget.checked ? new Set(entries.map((x) => x.dlqId)) : new Set())
-                      }
-                    />
+                    <SelectAllBox ids={entries.map((e) => e.dlqId)} selection={selection} />
                   </th>
                   <th>DLQ id</th>
                   <th>Message</th>
@@ -179,12 +168,7 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
                 {entries.map((e) => (
                   <tr key={e.dlqId} data-dlq-id={e.dlqId} class={checked.has(e.dlqId) ? "selected" : ""}>
                     <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${e.dlqId}`}
-                        checked={checked.has(e.dlqId)}
-                        onChange={() => toggle(e.dlqId)}
-                      />
+                      <SelectBox id={e.dlqId} selection={selection} />
                     </td>
                     <td>
                       <a class="id-link" href={href("dlq", e.dlqId)}>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { QueryValue } from "../lib/api";
+import { DateRangeFields, StateField } from "../components/filter-fields";
 import { Button, Field } from "../components/ui";
 
 /** Filters shared by the messages and DLQ views (reference §1.4 names): values as typed, dates as unix ms. */
@@ -71,18 +72,7 @@ export function FilterBar({
         onApply(draft);
       }}
     >
-      {withState && (
-        <Field label="State">
-          <select value={draft.state} onChange={set("state")} name="state">
-            <option value="">Any state</option>
-            {STATES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-      )}
+      {withState && <StateField value={draft.state} states={STATES} set={set} />}
       <Field label="URL" wide>
         <input value={draft.url} onInput={set("url")} name="url" placeholder="https://…" />
       </Field>
@@ -103,12 +93,7 @@ export function FilterBar({
           <Field label="Flow-control key">
             <input value={draft.flowControlKey} onInput={set("flowControlKey")} name="flowControlKey" />
           </Field>
-          <Field label="From">
-            <input type="datetime-local" value={draft.from} onInput={set("from")} name="from" />
-          </Field>
-          <Field label="To">
-            <input type="datetime-local" value={draft.to} onInput={set("to")} name="to" />
-          </Field>
+          <DateRangeFields from={draft.from} to={draft.to} set={set} />
         </>
       )}
       <Button type="submit" variant="primary">

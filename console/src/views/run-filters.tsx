@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { noRunFilters, RUN_STATES, type RunFilters, runFiltersActive } from "../lib/workflow-runs";
+import { DateRangeFields, StateField } from "../components/filter-fields";
 import { Button, Field } from "../components/ui";
 
 /**
@@ -30,18 +31,7 @@ export function RunFilterBar({
         onApply(draft);
       }}
     >
-      {withState && (
-        <Field label="State">
-          <select value={draft.state} onChange={set("state")} name="state">
-            <option value="">Any state</option>
-            {RUN_STATES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-      )}
+      {withState && <StateField value={draft.state} states={RUN_STATES} set={set} />}
       <Field label="Workflow URL" wide>
         <input value={draft.url} onInput={set("url")} name="url" placeholder="https://… (prefix)" />
       </Field>
@@ -54,12 +44,7 @@ export function RunFilterBar({
           <input value={draft.label} onInput={set("label")} name="label" />
         </Field>
       )}
-      <Field label="From">
-        <input type="datetime-local" value={draft.from} onInput={set("from")} name="from" />
-      </Field>
-      <Field label="To">
-        <input type="datetime-local" value={draft.to} onInput={set("to")} name="to" />
-      </Field>
+      <DateRangeFields from={draft.from} to={draft.to} set={set} />
       <Button type="submit" variant="primary">
         Apply filters
       </Button>

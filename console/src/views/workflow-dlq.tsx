@@ -1,5 +1,5 @@
-import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
+import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
 
 import { href, navigate } from "../lib/router";
 import type { WorkflowDlqEntry } from "../lib/types";
@@ -37,7 +37,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 export function WorkflowDlq({ filters }: { filters: RunFilters & { runId: string } }) {
   const { api, refreshAccount } = useApp();
   const pager = usePager();
-  const [checked, setChecked] = useState<Set<string>>(new Set());
+  const selection = useSelection();
+  const { checked } = selection;
   const { run, busy } = useAction();
   const confirm = useConfirm();
   const list = useAsync(
@@ -59,15 +60,9 @@ export function WorkflowDlq({ filters }: { filters: RunFilters & { runId: string
   const entries = list.data?.messages ?? [];
   const filtered = runFiltersActive(filters) || filters.runId !== "";
   const after = () => {
-    setChecked(new Set());
+    selection.clear();
     list.reload(true);
     refreshAccount();
-  };
-  const toggle = (id: string) => {
-    const next = new Set(checked);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setChecked(next);
   };
 
   const rerun = async (mode: Mode, ids: string[], ask: boolean) => {
@@ -136,12 +131,7 @@ export function WorkflowDlq({ filters }: { filters: RunFilters & { runId: string
               <thead>
                 <tr>
                   <th>
-                    <input
-                      type="checkbox"
-                      aria-label="Select all on this page"
-                      checked={entries.every((e) => checked.has(e.dlqId))}
-                      onChange={(e) => setChecked(e.currentTarget.checked ? new Set(entries.map((x) => x.dlqId)) : new Set())}
-                    />
+                    <SelectAllBox ids={entries.map((e) => e.dlqId)} selection={selection} />
                   </th>
                   <th>Run</th>
                   <th>Workflow URL</th>
@@ -158,12 +148,7 @@ export function WorkflowDlq({ filters }: { filters: RunFilters & { runId: string
                   return (
                     <tr key={e.dlqId} data-dlq-id={e.dlqId} class={checked.has(e.dlqId) ? "selected" : ""}>
                       <td>
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${e.dlqId}`}
-                          checked={checked.has(e.dlqId)}
-                          onChange={() => toggle(e.dlqId)}
-                        />
+                        <SelectBox id={e.dlqId} selection={selection} />
                       </td>
                       <td>
                         {e.workflowRunId ? (

@@ -1,5 +1,5 @@
-import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
+import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
 import type { MessagingApi, QueryValue } from "../lib/api";
 import { href, navigate } from "../lib/router";
 import type { WorkflowRun } from "../lib/types";
@@ -62,7 +62,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 export function WorkflowRuns({ filters }: { filters: RunFilters }) {
   const { api, notify } = useApp();
   const pager = usePager();
-  const [checked, setChecked] = useState<Set<string>>(new Set());
+  const selection = useSelection();
+  const { checked } = selection;
   const { run, busy } = useAction();
   const confirm = useConfirm();
   const query = runQuery(filters);
@@ -75,14 +76,8 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
   useInterval(() => list.reload(true), 3000, live);
   const filtered = runFiltersActive(filters);
   const after = () => {
-    setChecked(new Set());
+    selection.clear();
     list.reload(true);
-  };
-  const toggle = (id: string) => {
-    const next = new Set(checked);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setChecked(next);
   };
   const selectable = cancellable(runs);
   // A selected run that ended meanwhile (the list is live) drops out: the confirm counts only what can be cancelled.
@@ -164,14 +159,10 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
               <thead>
                 <tr>
                   <th>
-                    <input
-                      type="checkbox"
-                      aria-label="Select the running runs on this page"
-                      disabled={selectable.length === 0}
-                      checked={selectable.length > 0 && selectable.every((r) => checked.has(r.workflowRunId))}
-                      onChange={(e) =>
-                        setChecked(e.currentTarget.checked ? new Set(selectable.map((r) => r.workflowRunId)) : new Set())
-                      }
+                    <SelectAllBox
+                      ids={selectable.map((r) => r.workflowRunId)}
+                      selection={selection}
+                      label="Select the running runs on this page"
                     />
                   </th>
                   <th>Run</th>
@@ -196,12 +187,7 @@ export function WorkflowRuns({ filters }: { filters: RunFilters }) {
                   >
                     <td>
                       {r.workflowState === "RUN_STARTED" && (
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${r.workflowRunId}`}
-                          checked={checked.has(r.workflowRunId)}
-                          onChange={() => toggle(r.workflowRunId)}
-                        />
+                        <SelectBox id={r.workflowRunId} selection={selection} />
                       )}
                     </td>
                     <td>
