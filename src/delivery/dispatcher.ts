@@ -361,7 +361,9 @@ export class Dispatcher {
       ...(workflow ? { workflow: workflow.run } : {}),
     });
     const o = decision.outcome;
-    const workflowEnd = workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now) } : {};
+    const failureId = decision.newMessages.find((n) => n.kind === "failure_callback")?.id;
+    const workflowEnd =
+      workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now, failureId) } : {};
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision, ...workflowEnd });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
     else {

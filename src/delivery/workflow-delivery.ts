@@ -47,8 +47,9 @@ export async function prepareWorkflowAttempt(
 }
 
 /** The end of the run whose step failed for good (contract §6.7), with its invoker's result step (§6.5). */
-export function failedRunEnd(run: WorkflowRun, dlqId: string, now: number): RunEnd {
+export function failedRunEnd(run: WorkflowRun, dlqId: string, now: number, failureMessageId?: string): RunEnd {
   const end: RunEnd = { accountId: run.accountId, runId: run.runId, state: "RUN_FAILED", dlqId, now };
+  if (failureMessageId !== undefined) end.failureMessageId = failureMessageId;
   const followUp = invokeFollowUp(run, "RUN_FAILED", undefined, now);
   if (followUp) end.followUp = followUp;
   return end;

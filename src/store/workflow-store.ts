@@ -27,6 +27,8 @@ export interface RunEnd {
   state: Exclude<RunState, "RUN_STARTED">;
   result?: string;
   dlqId?: string;
+  /** The failure callback message born of the failed attempt (same transaction). */
+  failureMessageId?: string;
   now: number;
   followUp?: RunFollowUp;
 }
