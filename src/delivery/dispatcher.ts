@@ -16,7 +16,7 @@ import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
 import { timerDelay } from "../domain/timers.js";
-import { failedRunEnd, prepareWorkflowAttempt } from "./workflow-delivery.js";
+import { failedRunEnd, prepareWorkflowAttempt, restTriggerAnswer } from "./workflow-delivery.js";
 import { logEntry } from "../domain/log.js";
 
 export interface DispatcherDeps {
@@ -353,7 +353,7 @@ export class Dispatcher {
     const now = clock.now();
     const decision = decideOutcome({
       message: m,
-      response,
+      response: workflow ? restTriggerAnswer(workflow, m, response, dialect) : response,
       now,
       nonRetryableHeader: this.nonRetryableHeader.get(dialect.name)!,
       callbacks: this.deps.callbacks,

@@ -226,11 +226,35 @@ describe("workflow events with the official SDK", () => {
     const { workflowRunId } = await client.trigger({ url, body: "x" });
     await eventually(async () => {
       const { runs } = await client.logs({ workflowRunId });
-      expect(runs[0]!.steps.at(-1)).toMatchObject({ type: "next", steps: [{ state: "STEP_PROGRESS", retries: 3 }] });
+      const next = runs[0]!.steps.at(-1)!;
+      expect(next).toMatchObject({ type: "next", steps: [{ state: "STEP_PROGRESS", retries: 3 }] });
+      // The sleep's message, not the first delivery still in flight.
+      expect(next.steps[0]!.messageId).not.toBe(runs[0]!.steps[0]!.steps[0]!.messageId);
     }, 10_000);
     await client.cancel({ ids: workflowRunId });
     const run = await ended(workflowRunId, "RUN_CANCELED");
     expect(run.steps.at(-1)).toMatchObject({ type: "next", steps: [{ state: "STEP_CANCELED" }] });
+  });
+
+  it("POST /v2/trigger to an endpoint that is no workflow SDK fails the run at once", async () => {
+    let calls = 0;
+    const url = app.plain("/plain/not-sdk", async () => {
+      calls++;
+      return new Response("ok", { status: 200 });
+    });
+    const res = await server.call("POST", `/v2/trigger/${url}`, { token, body: "21", headers: { "Upstash-Retries": "2" } });
+    expect(res.status).toBe(200);
+    const run = await ended(res.json.workflowRunId, "RUN_FAILED");
+    const failed = run.steps.at(-1)!;
+    expect(failed).toMatchObject({ type: "next", steps: [{ state: "STEP_FAILED" }] });
+    const errors = (failed.steps[0] as { errors: { error: string }[] }).errors;
+    expect(errors.map((e) => e.error)).toEqual([
+      "trigger rest api is only usable with sdk versions after v1.0.0 major version",
+    ]);
+    // Not retried: a plain endpoint is not called again for a workflow it does not run.
+    expect(calls).toBe(1);
+    const { messages } = await client.dlq.list({ filter: { workflowRunId: res.json.workflowRunId } });
+    expect(messages).toHaveLength(1);
   });
 
   it("POST /v2/trigger starts a run the SDK takes over", async () => {
