@@ -88,6 +88,25 @@ for (const adapter of adapters) {
       expect((await store.workflowDeliveryPrepare({ accountId: "acc-1", runId: "wfr_c", messageId: pending.id, now: NOW })).deliver).toBe(false);
     });
 
+    it("a failed run keeps its DLQ entry and its failure callback message (the logs' failureFunction)", async () => {
+      await started("wfr_fail");
+      const end = await store.workflowRunEnd({
+        accountId: "acc-1",
+        runId: "wfr_fail",
+        state: "RUN_FAILED",
+        dlqId: "dlq_1",
+        failureMessageId: "msg_failure",
+        now: NOW + 1,
+      });
+      expect(end.ended).toBe(true);
+      const run = await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_fail" });
+      expect(run).toMatchObject({ state: "RUN_FAILED", dlqId: "dlq_1", failureMessageId: "msg_failure" });
+      // A run that ended otherwise has none.
+      await started("wfr_ok");
+      await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_ok", state: "RUN_SUCCESS", now: NOW + 1 });
+      expect((await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_ok" }))?.failureMessageId).toBeUndefined();
+    });
+
     it("a waiter is resolved once: by notify or by its timeout, never both", async () => {
       await started("wfr_d");
       const timeout = stepMessage("wfr_d", "timed out", { dueAt: NOW + 60_000, notBefore: NOW + 60_000 });
