@@ -149,7 +149,9 @@ export async function retryFailureCallback(services: Services, account: Account,
     body: Buffer.from(JSON.stringify(body)),
     now,
   });
-  await services.store.messageInsertMany({ items: [{ message }], now, dedupWindowMs: 0 });
+  // The run's logs and its DLQ entry now show this callback's state (docs/workflows.md "Failures").
+  const sent = await services.store.workflowFailureResend({ accountId: account.id, runId: run.runId, item: { message }, now });
+  if (!sent) throw invalidField("dlqId", `the run ${run.runId} of ${dlqId} is past retention`);
   services.dispatcher.nudge();
   return { workflowRunId: run.runId, workflowCreatedAt: run.createdAt };
 }

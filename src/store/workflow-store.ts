@@ -75,6 +75,11 @@ export interface WorkflowStore {
     body?: Buffer;
     now: number;
   }): Promise<{ deliver: true; run: WorkflowRun; history: HistoryEntry[] } | { deliver: false; run?: WorkflowRun }>;
+  /**
+   * Inserts a failure callback sent again (the DLQ's callback retry) and makes it the run's failure callback message,
+   * in one transaction; false when the run is gone.
+   */
+  workflowFailureResend(p: { accountId: string; runId: string; item: InsertItem; now: number }): Promise<boolean>;
   /** Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. */
   workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun }>;
   /** Cancels up to `count` started runs matching the filter; answers the runs it cancelled. */

@@ -217,6 +217,12 @@ describe("workflow events with the official SDK", () => {
     const retried = await client.dlq.retryFailureFunction({ dlqId: run.dlqId! });
     expect(retried).toEqual({ workflowRunId, workflowCreatedAt: run.workflowRunCreatedAt });
     await eventually(() => expect(handled).toEqual(["kaput", "kaput"]), 10_000);
+    // The run's logs now follow the callback sent again.
+    await eventually(async () => {
+      const { runs } = await client.logs({ workflowRunId });
+      expect(runs[0]!.failureFunction).toMatchObject({ state: "CALLBACK_SUCCESS", responseStatus: 200 });
+      expect(runs[0]!.failureFunction!.messageId).not.toBe(run.failureFunction!.messageId);
+    }, 10_000);
   });
 
   it("run logs: a sleeping step is STEP_PROGRESS in `next`, STEP_CANCELED after cancel", async () => {

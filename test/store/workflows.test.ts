@@ -101,6 +101,14 @@ for (const adapter of adapters) {
       expect(end.ended).toBe(true);
       const run = await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_fail" });
       expect(run).toMatchObject({ state: "RUN_FAILED", dlqId: "dlq_1", failureMessageId: "msg_failure" });
+      // The DLQ's callback retry: the new callback message is inserted and becomes the run's, together.
+      const again = aMessage("acc-1", { id: "msg_failure_again", state: "CREATED" });
+      expect(await store.workflowFailureResend({ accountId: "acc-1", runId: "wfr_fail", item: { message: again }, now: NOW + 2 })).toBe(true);
+      expect((await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_fail" }))?.failureMessageId).toBe("msg_failure_again");
+      expect(await store.messageGet({ accountId: "acc-1", id: "msg_failure_again" })).toBeDefined();
+      const orphan = aMessage("acc-1", { id: "msg_orphan", state: "CREATED" });
+      expect(await store.workflowFailureResend({ accountId: "acc-1", runId: "wfr_none", item: { message: orphan }, now: NOW })).toBe(false);
+      expect(await store.messageGet({ accountId: "acc-1", id: "msg_orphan" })).toBeUndefined();
       // A run that ended otherwise has none.
       await started("wfr_ok");
       await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_ok", state: "RUN_SUCCESS", now: NOW + 1 });

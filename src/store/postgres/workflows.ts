@@ -123,6 +123,18 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
       });
     },
 
+    workflowFailureResend: ({ accountId, runId, item, now }) =>
+      ctx.write(async (tx) => {
+        const row = await w.lockRun(tx, accountId, runId);
+        if (!row) return false;
+        await tx.execute(
+          "UPDATE workflow_runs SET failure_message_id = $1, updated_at = $2 WHERE account_id = $3 AND run_id = $4",
+          [item.message.id, now, accountId, runId],
+        );
+        await insertNew(tx, [item], now, 0);
+        return true;
+      }),
+
     workflowRunEnd: (p) =>
       ctx.write(async (tx) => {
         const ended = await w.end(tx, p);

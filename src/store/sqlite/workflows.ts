@@ -121,6 +121,16 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
       return waiterId === undefined ? Promise.resolve(prepare()) : ctx.write(prepare);
     },
 
+    workflowFailureResend: ({ accountId, runId, item, now }) =>
+      ctx.write(() => {
+        const changed = db
+          .prepare("UPDATE workflow_runs SET failure_message_id = ?, updated_at = ? WHERE account_id = ? AND run_id = ?")
+          .run(item.message.id, now, accountId, runId).changes;
+        if (changed === 0) return false;
+        insertNew([item], now, 0);
+        return true;
+      }),
+
     workflowRunEnd: (p) =>
       ctx.write(() => {
         const ended = end(p);
