@@ -100,7 +100,8 @@ export interface WorkflowStore {
   /**
    * Resolves the given waiters: each one still registered is removed and its result step appended and delivered.
    * Answers the waiter ids it resolved. When none was resolved and `lookback` is set, the event is kept for a later
-   * wait of that run.
+   * wait of that run, unless a waiter of that run and event registered meanwhile (read under the run's lock): then
+   * nothing is kept, and the caller notifies again.
    */
   workflowNotifyApply(p: {
     accountId: string;

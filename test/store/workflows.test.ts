@@ -165,6 +165,43 @@ for (const adapter of adapters) {
       expect(await store.workflowWaiterCount()).toBe(0);
     });
 
+    it("keeps no lookback event when a wait of the run registered after the notify listed the waiters", async () => {
+      await started("wfr_race");
+      // The wait registers between the notify's listing (nobody waiting) and its apply.
+      const timeout = stepMessage("wfr_race", "t", { dueAt: NOW + 60_000, notBefore: NOW + 60_000 });
+      timeout.spec = { ...timeout.spec, workflow: { runId: "wfr_race", role: "timeout", waiterId: "wtr_race" } };
+      const waiter: Waiter = {
+        waiterId: "wtr_race",
+        accountId: "acc-1",
+        eventId: "raced",
+        runId: "wfr_race",
+        url: "http://127.0.0.1:9/wf",
+        deadline: NOW + 60_000,
+        headers: {},
+        timeoutUrl: "http://127.0.0.1:9/wf",
+        timeoutHeaders: {},
+        step: { stepId: 1, stepName: "w", stepType: "Wait", concurrent: 1 },
+        timeout: "60s",
+        timeoutMessageId: timeout.id,
+        deliverySpec: { method: "POST", headers: {}, retries: 3, workflow: { runId: "wfr_race", role: "step" } },
+        createdAt: NOW,
+      };
+      expect(await store.workflowWaitRegister({ waiter, timeoutItem: { message: timeout }, now: NOW })).toEqual({ registered: true });
+      const applied = await store.workflowNotifyApply({
+        accountId: "acc-1",
+        deliveries: [],
+        lookback: { runId: "wfr_race", eventId: "raced", data: Buffer.from("data") },
+        now: NOW,
+      });
+      expect(applied).toEqual([]);
+      // No event was kept: the notify lists again and resolves the waiter (src/services/workflows.ts notify).
+      const step = { item: { message: stepMessage("wfr_race", "x") }, callType: "step" };
+      expect(await store.workflowWaitResolve({ accountId: "acc-1", runId: "wfr_race", eventId: "raced", step, now: NOW })).toBe(false);
+      expect((await store.workflowWaiterList({ accountId: "acc-1", eventId: "raced", runId: "wfr_race" })).map((w) => w.waiterId)).toEqual([
+        "wtr_race",
+      ]);
+    });
+
     it("keeps an early event for a run (lookback) and hands it to the run's wait", async () => {
       await started("wfr_e");
       const none = await store.workflowNotifyApply({

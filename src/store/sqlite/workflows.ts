@@ -212,7 +212,10 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
         }
         if (resolved.length === 0 && lookback) {
           const r = run(accountId, lookback.runId);
-          if (r && r.state === "RUN_STARTED") putEvent.run(accountId, lookback.runId, lookback.eventId, lookback.data, now);
+          const waiting = db
+            .prepare("SELECT 1 FROM workflow_waiters WHERE account_id = ? AND run_id = ? AND event_id = ?")
+            .get(accountId, lookback.runId, lookback.eventId);
+          if (r && r.state === "RUN_STARTED" && !waiting) putEvent.run(accountId, lookback.runId, lookback.eventId, lookback.data, now);
         }
         return resolved;
       }),
