@@ -24,6 +24,8 @@ export interface StepError {
 
 export interface NextStep {
   messageId: string;
+  /** The step the SDK was running when it failed: its `…-Error-Step-Name` answer header. */
+  stepName?: string;
   state: NextState;
   retries: number;
   retryDelay?: string;
@@ -72,6 +74,16 @@ const errorsOf = (entries: LogRecord[]): StepError[] =>
       status: e.details.responseStatus ?? 0,
       time: e.time,
     }));
+
+/** The SDK names the failing step in its answer (`Upstash-Error-Step-Name`), in any dialect's prefix. */
+function failedStepName(entries: LogRecord[]): string | undefined {
+  for (const e of [...entries].reverse()) {
+    for (const [name, values] of Object.entries(e.details.responseHeaders ?? {})) {
+      if (name.toLowerCase().endsWith("-error-step-name") && values[0] !== undefined) return values[0];
+    }
+  }
+  return undefined;
+}
 
 /**
  * A step message that is not delivered: failed (its last entry FAILED), cancelled (CANCELED, or any pending message of
@@ -134,6 +146,8 @@ export async function runActivity(services: Services, run: WorkflowRun, history:
     if (state === undefined) continue;
     const created = entries.find((e) => e.state === "CREATED")?.details;
     const step: NextStep = { messageId: id, state, retries: created?.maxRetries ?? run.config.retries, errors: errorsOf(entries) };
+    const stepName = failedStepName(entries);
+    if (stepName !== undefined) step.stepName = stepName;
     const retryDelay = created?.retryDelayExpr ?? run.config.retryDelayExpr;
     if (retryDelay !== undefined) step.retryDelay = retryDelay;
     next.push(step);

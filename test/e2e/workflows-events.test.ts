@@ -192,7 +192,7 @@ describe("workflow events with the official SDK", () => {
     }, 20_000);
     const failedNext = run.steps.at(-1)!;
     expect(failedNext.type).toBe("next");
-    expect(failedNext.steps[0]).toMatchObject({ messageId: retrying.messageId, state: "STEP_FAILED" });
+    expect(failedNext.steps[0]).toMatchObject({ messageId: retrying.messageId, state: "STEP_FAILED", stepName: "boom" });
     expect((failedNext.steps[0] as { errors: unknown[] }).errors).toHaveLength(2);
     expect(handled).toEqual(["kaput"]);
     expect(run.failureFunction).toMatchObject({
