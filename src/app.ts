@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { logRequests } from "./http/plugins/request-log.js";
 import { type MessagingRoute, requireMessagingToken } from "./http/plugins/auth.js";
 import { requireCustomer } from "./http/plugins/basic-auth.js";
 import { ingressServerOptions, refuseOversizedMessages } from "./http/ingress-limits.js";
@@ -38,7 +39,8 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
   const app = Fastify({
     ...ingressServerOptions(listener.factory),
     loggerInstance: services.log as FastifyBaseLogger,
-    // Request logs would carry tokens and destinations at every publish; errors are logged by the error handler.
+    // Fastify's own request logs (info, every header-bearing request object): off. One concise line per request at
+    // debug instead (http/plugins/request-log.ts); errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     // The Go SDK calls /v2/Schedules; docs use trailing slashes (docs/messaging.md "Wire conventions").
@@ -52,6 +54,8 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
   // Publish bodies are forwarded byte for byte, whatever their type: every body is read as a Buffer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  // One debug line per answered request (http/plugins/request-log.ts).
+  logRequests(app);
 
   // First: every route registered after it is described in the OpenAPI document (GET /openapi.json, /docs).
   registerOpenApi(app, services);

@@ -1,9 +1,11 @@
 import pino from "pino";
 import { customersCli } from "./cli/customers.js";
+import { informational, usage } from "./cli/help.js";
+import { startBanner } from "./cli/start-banner.js";
 import { devBanner, devEnvironment, parseDevArgs } from "./cli/dev.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { startFerry } from "./server.js";
+import { startFerry, version } from "./server.js";
 
 /** Loads the configuration; a bad value ends the process with the variable's name (exit 2). */
 function configOrExit<T>(read: () => T): T {
@@ -32,23 +34,12 @@ async function serve(config: Config, banner?: (port: number) => string): Promise
   const file = config.logFile ? pino.destination({ dest: config.logFile, append: true, mkdir: true, sync: false }) : undefined;
   const log = createLogger(config.logLevel, file);
   const ferry = await startFerry(config, { log });
-  const { generated, account } = ferry.bootstrap;
-  if (banner) {
-    process.stdout.write(banner(Number(new URL(ferry.url).port)));
-  } else if (Object.keys(generated).length > 0) {
-    // Printed once, on the start that generated them; they are stored and reused afterwards.
-    const lines = [
-      "Ferry generated credentials for the default messaging account (shown once; set them in the environment to pin them):",
-      generated.token ? `  FERRY_TOKEN=${generated.token}` : "",
-      generated.readOnlyToken ? `  read-only token (reads only): ${generated.readOnlyToken}` : "",
-      generated.currentSigningKey ? `  FERRY_CURRENT_SIGNING_KEY=${generated.currentSigningKey}` : "",
-      generated.nextSigningKey ? `  FERRY_NEXT_SIGNING_KEY=${generated.nextSigningKey}` : "",
-      generated.adminApiKey ? "Management API (HTTP Basic e-mail:api_key) credentials of the first customer:" : "",
-      generated.adminEmail ? `  FERRY_ADMIN_EMAIL=${generated.adminEmail}` : "",
-      generated.adminApiKey ? `  FERRY_ADMIN_API_KEY=${generated.adminApiKey}` : "",
-    ].filter((l) => l !== "");
-    process.stdout.write(`${lines.join("\n")}\n`);
-  }
+  const { account, replaced } = ferry.bootstrap;
+  // The dev server's credentials are fixed and printed every time; otherwise the first start's human block and any
+  // credential the environment replaced (src/cli/start-banner.ts).
+  const port = Number(new URL(ferry.url).port);
+  process.stdout.write(banner ? banner(port) : startBanner({ url: ferry.url, config, bootstrap: ferry.bootstrap, version }));
+  if (replaced.length > 0) ferry.services.log.warn({ replaced }, "stored credentials replaced from the environment");
   ferry.services.log.info({ url: ferry.url, account: account.id, dialect: config.dialect }, "ferry listening");
 
   const shutdown = (signal: string) => {
@@ -80,8 +71,12 @@ const fail = (what: string) => (error: unknown) => {
   process.exit(1);
 };
 
-const command = process.argv[2] ?? "serve";
-if (command === "serve") {
+// Help and version on every command, and a bare `ferry`, print to stdout and exit 0 (src/cli/help.ts).
+const info = informational(process.argv.slice(2), version);
+const command = info ? "" : process.argv[2];
+if (info) {
+  process.stdout.write(info.stdout);
+} else if (command === "serve") {
   serve(configOrExit(() => loadConfig())).catch(fail("ferry failed to start"));
 } else if (command === "dev") {
   const dev = configOrExit(() => {
@@ -98,8 +93,6 @@ if (command === "serve") {
     },
   );
 } else {
-  process.stderr.write(
-    `unknown command "${command}"; usage: ferry serve | ferry dev [--port <p>] | ferry customers create --email <e>\n`,
-  );
+  process.stderr.write(`ferry: unknown command "${command}"\n\n${usage}`);
   process.exit(2);
 }

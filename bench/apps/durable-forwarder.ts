@@ -2,14 +2,16 @@
  * Ceiling 3: the durable forwarder. The bare forwarder (forwarder.ts: Fastify in, undici out, at most 512 in flight)
  * plus exactly the storage and signing work a P1 message costs Ferry, and nothing else:
  * - the publish writes Ferry's rows through Ferry's own SQLite layer (`openSqlite`: its schema, statements, group
- *   commit and WAL fsync off the event loop): the message row stored ACTIVE and leased, its CREATED entry (with the
- *   body) and its ACTIVE entry, and the `requests` usage; the 200 is sent only once that commit is durable;
+ *   commit and WAL fsync off the event loop): the message row stored ACTIVE and leased, deriving its CREATED and
+ *   first ACTIVE entries (docs/states.md "The message row": the body written once, in the row), and the `requests`
+ *   usage; the 200 is sent only once that commit is durable;
  * - each delivery is signed with Ferry's `signDelivery` (HS256 JWT with the body's SHA-256);
- * - its outcome deletes the row and writes the DELIVERED entry and the `delivered` usage, in a group commit.
+ * - its outcome ends the row as DELIVERED, which stands for the DELIVERED entry, and writes the `delivered` usage, in
+ *   a group commit (the row stays until retention, as Ferry's).
  * No validation, no accounts, no flow control, no dispatcher, no metrics, no retries beyond the forwarder's: what any
  * durable, signing, logging forwarder on Ferry's rows must do at the least. With BENCH_ROWS=message it writes the
  * message row and its deletion only, no log entries and no usage: the least any durable at-least-once forwarder
- * writes. The scenario (bench/scenarios/durable-forwarder.ts) says how its figures bound P1 (docs/threading.md).
+ * writes: the row inserted and deleted, as Ferry did before migration 060. The scenario (bench/scenarios/durable-forwarder.ts) says how its figures bound P1 (docs/threading.md).
  * Port from BENCH_PORT, database file from BENCH_DB, Ferry's code from BENCH_FERRY_ROOT (the checkout under test).
  */
 import { join } from "node:path";
@@ -21,7 +23,6 @@ import { servePublishEndpoint } from "./publish-endpoint.js";
 const root = process.env.BENCH_FERRY_ROOT ?? new URL("../../", import.meta.url).pathname;
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, file)).href) as Promise<T>;
 const { openSqlite } = await load<typeof import("../../src/store/sqlite/context.js")>("src/store/sqlite/context.ts");
-const { createdLogEntry, logEntry } = await load<typeof import("../../src/domain/log.js")>("src/domain/log.ts");
 const { newMessageId } = await load<typeof import("../../src/domain/ids.js")>("src/domain/ids.ts");
 const { signDelivery } = await load<typeof import("../../src/domain/signing.js")>("src/domain/signing.ts");
 type Message = import("../../src/domain/message.js").Message;
@@ -34,6 +35,12 @@ const LOGGED = process.env.BENCH_ROWS !== "message";
 
 const store = openSqlite(process.env.BENCH_DB ?? "./durable-forwarder.sqlite", "FULL");
 const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
+// Ferry's plain delivery of a row that derives its log (src/store/sqlite/messages.ts `deliverKept`).
+const deliverKept = store.db.prepare(
+  `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
+     finished_at = @now, finished_seq = @seq, last_status = @status, attempts = attempts + 1
+   WHERE id = @id AND lease_owner = @owner AND state = 'ACTIVE'`,
+);
 const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
 const enqueue = deliveryPump<{ message: Message; attempt: number }>(512, deliver);
 
@@ -56,9 +63,11 @@ async function deliver(job: { message: Message; attempt: number }): Promise<void
   if (status >= 200 && status < 300) {
     const now = Date.now();
     await store.write(() => {
-      deleteOwned.run(m.id, OWNER);
-      if (!LOGGED) return;
-      store.insertLog(logEntry(m, "DELIVERED", now, { responseStatus: status }));
+      if (!LOGGED) {
+        deleteOwned.run(m.id, OWNER);
+        return;
+      }
+      deliverKept.run({ now, seq: store.nextLogSeq(), status, id: m.id, owner: OWNER });
       store.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
     });
   } else if (job.attempt < 3) {
@@ -85,12 +94,11 @@ await servePublishEndpoint(
       cancelRequested: false,
       leaseOwner: OWNER,
       leaseUntil: now + LEASE_MS,
+      ...(LOGGED ? { derivedLog: true, firstLeasedAt: now } : {}),
     };
     await store.write(() => {
       store.insertMessage(message, OWNER, now + LEASE_MS);
       if (!LOGGED) return;
-      store.insertLog(createdLogEntry(message, now));
-      store.insertLog(logEntry(message, "ACTIVE", now));
       store.addUsage(ACCOUNT, now, "requests", 1, body.length);
     });
     enqueue({ message, attempt: 1 });

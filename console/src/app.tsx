@@ -15,12 +15,18 @@ import { Queues } from "./views/queues";
 import { UrlGroups } from "./views/url-groups";
 import { FlowControl } from "./views/flow-control";
 import { Publish } from "./views/publish";
+import { WorkflowRuns } from "./views/workflows";
+import { WorkflowRunDetail } from "./views/workflow-run";
+import { WorkflowDlq } from "./views/workflow-dlq";
+import { runFiltersFrom } from "./lib/workflow-runs";
 import { Settings } from "./views/settings";
 
 export const NAV: { view: string; label: string }[] = [
   { view: "overview", label: "Overview" },
   { view: "messages", label: "Messages" },
   { view: "dlq", label: "Dead letter queue" },
+  { view: "workflows", label: "Workflow runs" },
+  { view: "workflow-dlq", label: "Workflow DLQ" },
   { view: "schedules", label: "Schedules" },
   { view: "queues", label: "Queues" },
   { view: "url-groups", label: "URL groups" },
@@ -216,7 +222,7 @@ function Shell({
           </div>
         </aside>
         <main id="main" class="content" tabIndex={-1}>
-          <View view={route.view} id={route.id} />
+          <View view={route.view} id={route.id} query={route.query} />
         </main>
       </div>
       <div class="toasts" aria-live="polite">
@@ -230,8 +236,14 @@ function Shell({
   );
 }
 
-function View({ view, id }: { view: string; id: string | undefined }) {
+function View({ view, id, query }: { view: string; id: string | undefined; query: URLSearchParams }) {
+  // Views with filters in the fragment's query start afresh (first page, no selection) when the query changes.
+  const key = query.toString();
   switch (view) {
+    case "workflows":
+      return id ? <WorkflowRunDetail id={id} /> : <WorkflowRuns key={key} filters={runFiltersFrom(query)} />;
+    case "workflow-dlq":
+      return <WorkflowDlq key={key} filters={{ ...runFiltersFrom(query), runId: query.get("runId") ?? "" }} />;
     case "messages":
       return id ? <MessageDetail id={id} /> : <Messages />;
     case "dlq":

@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
+import { RateLimitedLog } from "../logger.js";
+import { logFailedAttempt } from "./failure-lines.js";
 import type { DlqIdMinter } from "../domain/dlq-id.js";
 import { canonicalHeaderName } from "../domain/headers.js";
 import type { Message } from "../domain/message.js";
@@ -65,6 +67,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Failed attempts and DLQ moves, one `info` line each, rate-limited per destination host (failure-lines.ts). */
+  private failureLines: RateLimitedLog | undefined;
   private nudgeScheduled = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
@@ -371,6 +375,10 @@ export class Dispatcher {
       if (workflow) workflowSteps.inc({ outcome: decision.outcome.kind });
     }
     if (decision.outcome.kind === "retry") this.noteDue(decision.outcome.dueAt);
+    if (applied) {
+      this.failureLines ??= new RateLimitedLog(this.deps.log);
+      logFailedAttempt(this.failureLines, { message: m, response, outcome: decision.outcome, now });
+    }
     // New callbacks are due now; a finished queue message (or the last callback of a HELD one) frees a queue slot;
     // the finish freed a slot of the message's flow-control key and of its account, so messages waiting for either
     // are released by the next claim. Claim now instead of at the next poll when such a bound can bind on this node.

@@ -1,5 +1,5 @@
 import { type LogEntry, logEntry } from "./log.js";
-import type { Message } from "./message.js";
+import type { EndedState, Message } from "./message.js";
 import { inQueue } from "./queue-slots.js";
 import type { Outcome } from "./records.js";
 
@@ -27,10 +27,28 @@ export const finishKind = (outcome: Outcome, cancelRequested: boolean): FinishKi
 /** The usage metric each way an attempt ends counts under (src/store/store.ts `UsageMetric`). */
 const USAGE_METRIC = { delivered: "delivered", retry: "retried", failed: "failed", canceled: "canceled" } as const;
 
+/** The state a row that derives its log keeps once its message ended this way (docs/states.md "The message row"). */
+export const ENDED_STATE: Record<Exclude<FinishKind, "retry">, EndedState> = {
+  delivered: "DELIVERED",
+  failed: "FAILED",
+  canceled: "CANCELED",
+};
+
 /** What an ended attempt writes besides its row's change: its log entries and its usage count. */
 export interface FinishRecords {
+  /** Without the DELIVERED entry when the row derives its log: the row's `finished_seq` stands for it. */
   logs: readonly LogEntry[];
   usage: { accountId: string; metric: (typeof USAGE_METRIC)[FinishKind]; count: 1; bytes: number };
+  /** The destination's status of this attempt (null: no answer), kept on the row as `last_status`. */
+  lastStatus: number | null;
+}
+
+/** The status the attempt's DELIVERED, ERROR or FAILED entry carries (none when the destination never answered). */
+export function attemptStatus(logs: readonly LogEntry[]): number | null {
+  for (const e of logs) {
+    if (e.state === "DELIVERED" || e.state === "ERROR" || e.state === "FAILED") return e.details.responseStatus ?? null;
+  }
+  return null;
 }
 
 /**
@@ -48,6 +66,9 @@ export function planFinishRecords(
     logs = logs.filter((entry) => entry.state !== "RETRY");
     if (p.outcome.kind !== "canceled") logs = [...logs, logEntry(m, "CANCELED", p.now)];
   }
+  const lastStatus = attemptStatus(p.logs);
+  // The row records the delivery (finished_at, finished_seq, last_status) and the log list derives its entry.
+  if (kind === "delivered" && m.derivedLog) logs = logs.filter((entry) => entry.state !== "DELIVERED");
   const bytes = kind === "delivered" ? (m.body?.length ?? 0) : 0;
-  return { logs, usage: { accountId: m.accountId, metric: USAGE_METRIC[kind], count: 1, bytes } };
+  return { logs, usage: { accountId: m.accountId, metric: USAGE_METRIC[kind], count: 1, bytes }, lastStatus };
 }

@@ -21,11 +21,21 @@ export interface InsertPlan {
   message: Message;
   leaseOwner: string | null;
   leaseUntil: number | null;
-  /** CREATED, and ACTIVE when it starts at once. */
+  /**
+   * The entries to write: none when the row derives its log (its CREATED and first ACTIVE entries are read from the
+   * row); else CREATED, and ACTIVE when it starts at once.
+   */
   logs: LogEntry[];
   /** The `requests` usage it counts: one request of the body's size. */
   usage: { accountId: string; count: number; bytes: number };
 }
+
+/**
+ * Whether a message's row derives its CREATED, first ACTIVE and DELIVERED entries (docs/states.md "The message row").
+ * Not with Svc-Redact-Fields: the row keeps what is delivered, unredacted, and is kept after delivery, so such a
+ * message writes its redacted CREATED entry out and its row leaves the table when it ends, as before migration 060.
+ */
+export const derivesLog = (m: Pick<NewMessage, "spec">): boolean => m.spec.redact === undefined;
 
 /** Whether to ask the fast path's gate at all: only for an item the publishing node wants to deliver at once. */
 export const wantsFastPath = (item: InsertRequest): boolean => item.leaseOwner !== undefined;
@@ -42,12 +52,18 @@ export function planInsert(item: InsertRequest, fastPath: boolean, now: number):
   const m = item.message;
   const leased = fastPath && wantsFastPath(item);
   const message: Message = { ...m, state: leased ? "ACTIVE" : m.state, cancelRequested: false };
+  const derived = derivesLog(m);
+  if (derived) message.derivedLog = true;
   if (leased) {
     message.leaseOwner = item.leaseOwner!;
     message.leaseUntil = item.leaseUntil!;
+    if (derived) message.firstLeasedAt = now;
   }
-  const logs = [createdLogEntry(message, now)];
-  if (leased) logs.push(logEntry(message, "ACTIVE", now));
+  const logs: LogEntry[] = [];
+  if (!derived) {
+    logs.push(createdLogEntry(message, now));
+    if (leased) logs.push(logEntry(message, "ACTIVE", now));
+  }
   return {
     message,
     leaseOwner: leased ? item.leaseOwner! : null,

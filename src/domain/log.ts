@@ -1,5 +1,5 @@
 import type { HeaderMap } from "./headers.js";
-import type { LogState, Message } from "./message.js";
+import type { LogState, Message, MessageSpec } from "./message.js";
 import { redactedValue, redactHeaders } from "./redact.js";
 
 /** Transition-specific fields of a log entry (docs/messaging.md "Messages and logs"); stored as JSON. */
@@ -59,15 +59,22 @@ export function logEntry(m: Message, state: LogState, time: number, details: Log
 
 /** The CREATED entry carries what the message looked like, with Svc-Redact-Fields applied (one-way). */
 export function createdLogEntry(m: Message, time: number): LogEntry {
-  const s = m.spec;
+  return logEntry(m, "CREATED", time, createdDetails(m.spec, m.body));
+}
+
+/**
+ * The details of a CREATED entry: written out for messages that do not derive their log, and derived from the
+ * message row's spec and body for those that do (src/store/derived-log.ts).
+ */
+export function createdDetails(s: MessageSpec, body: Buffer | undefined): LogDetails {
   const redact = s.redact;
   const details: LogDetails = {
     header: redact ? redactHeaders(s.headers, redact) : s.headers,
     method: s.method,
     maxRetries: s.retries,
   };
-  if (m.body !== undefined && m.body.length > 0) {
-    details.body = redact?.body ? Buffer.from(redactedValue(m.body)).toString("base64") : m.body.toString("base64");
+  if (body !== undefined && body.length > 0) {
+    details.body = redact?.body ? Buffer.from(redactedValue(body)).toString("base64") : body.toString("base64");
   }
   if (s.timeoutMs !== undefined) details.timeout = s.timeoutMs;
   if (s.retryDelayExpr !== undefined) details.retryDelayExpr = s.retryDelayExpr;
@@ -84,5 +91,5 @@ export function createdLogEntry(m: Message, time: number): LogEntry {
     if (s.flowControl.rate !== undefined) details.rate = s.flowControl.rate;
     details.period = s.flowControl.periodSec;
   }
-  return logEntry(m, "CREATED", time, details);
+  return details;
 }

@@ -4,8 +4,9 @@ import type { RedactSpec } from "./redact.js";
 import type { WorkflowLink } from "./workflow.js";
 
 /**
- * Internal states of a row in the hot `messages` table. Public log states (docs/states.md) are a superset:
- * DELIVERED, FAILED and CANCELED rows leave the table, and their history lives in the log.
+ * Internal states of a live row of the `messages` table. Public log states (docs/states.md) are a superset. A row that
+ * derives its log (`derivedLog`) stays after it ends, as DELIVERED, FAILED or CANCELED (`EndedState`), until log
+ * retention; no read of live messages ever returns such a row.
  * - CREATED: accepted, waiting for its first attempt (possibly delayed).
  * - RETRY: a failed attempt is behind it; the next is due at `dueAt`.
  * - ACTIVE: leased by a node; an attempt is in flight.
@@ -14,6 +15,9 @@ import type { WorkflowLink } from "./workflow.js";
  * - HELD: delivered or failed, but its callbacks must finish before the next message of its queue may start.
  */
 export type MessageState = "CREATED" | "RETRY" | "ACTIVE" | "QUEUED" | "WAITING" | "HELD";
+
+/** The state of a row that ended and is kept for its log (docs/states.md "The message row"). */
+export type EndedState = "DELIVERED" | "FAILED" | "CANCELED";
 
 export type LogState =
   | "CREATED"
@@ -69,7 +73,7 @@ export interface MessageSpec {
   workflow?: WorkflowLink;
 }
 
-/** One row of the hot table, as the store returns it. */
+/** One live row of the `messages` table, as the store returns it. */
 export interface Message {
   id: string;
   accountId: string;
@@ -94,10 +98,21 @@ export interface Message {
   cancelRequested: boolean;
   leaseOwner?: string;
   leaseUntil?: number;
+  /**
+   * The row carries its lifecycle and its CREATED, first ACTIVE and DELIVERED log entries are derived from it
+   * (docs/states.md "The message row"). Set by the insert plan (src/domain/insert-plan.ts `derivesLog`); absent for
+   * rows inserted before migration 060 and for messages with Svc-Redact-Fields, whose entries are all written out.
+   */
+  derivedLog?: boolean;
+  /** When the message was first leased (rows that derive their log only): a later lease logs its ACTIVE entry. */
+  firstLeasedAt?: number;
 }
 
 /** A message about to be inserted: the store assigns nothing, so the caller knows every id up front. */
-export type NewMessage = Omit<Message, "cancelRequested" | "leaseOwner" | "leaseUntil">;
+export type NewMessage = Omit<
+  Message,
+  "cancelRequested" | "leaseOwner" | "leaseUntil" | "derivedLog" | "firstLeasedAt"
+>;
 
 /** The destination's answer to one attempt (or the network error in its place). */
 export interface AttemptResponse {

@@ -60,8 +60,8 @@ export function slotMoves(rows: readonly QueueRow[], slots: number): { promote: 
 }
 
 /**
- * A finished message (delivered, failed or cancelled) leaves the table, except a queue message with callbacks still
- * to finish (created by this very outcome, or already stored): it stays HELD and keeps its slot. `stored` is asked
+ * A finished message (delivered, failed or cancelled) leaves the live rows (its row kept as its outcome when it
+ * derives its log, docs/states.md "The message row"), except a queue message with callbacks still to finish (created by this very outcome, or already stored): it stays HELD and keeps its slot. `stored` is asked
  * only when the answer depends on it (SQLite reads it then; PostgreSQL already has it from its lock statement).
  */
 export function holdsSlotAfterFinish(

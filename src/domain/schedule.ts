@@ -48,8 +48,9 @@ export interface ScheduleWithStates extends Schedule {
 }
 
 /**
- * Public state of a triggered message: still in the hot table (and not just holding its queue slot) means in
- * progress; otherwise its final log entry decides. Unknown (logs trimmed by retention) gives undefined.
+ * Public state of a triggered message: a live row (not just holding its queue slot) means in progress; otherwise
+ * how it ended decides (its kept row's outcome, or for rows that left the table its final log entry). Unknown
+ * (trimmed by retention) gives undefined.
  */
 export function scheduleMessageState(
   live: boolean,

@@ -40,7 +40,8 @@ export async function deleteAllBefore(
 }
 
 /**
- * The retention loop: log entries past FERRY_LOG_RETENTION_MS, expired deduplication keys, usage counters older
+ * The retention loop: log entries past FERRY_LOG_RETENTION_MS and message rows that ended before it (kept for their
+ * log, docs/states.md "The message row"), expired deduplication keys, usage counters older
  * than the longest statistics period, and daily quota counters before yesterday (the quota path keeps yesterday for
  * a node whose clock lags). Each pass works from the store alone, so any number of nodes may run it at once.
  * `runOnce()` resolves to the rows deleted per table.
@@ -59,11 +60,12 @@ export function retentionLoop(p: {
     const today = now - (now % DAY_MS);
     const cutoffs: Record<RetentionTable, number> = {
       logs: now - p.logRetentionMs,
+      messages: now - p.logRetentionMs,
       dedup: now,
       usage: now - USAGE_RETENTION_MS,
       request_quota: today - DAY_MS,
     };
-    const deleted = { logs: 0, dedup: 0, usage: 0, request_quota: 0 };
+    const deleted = { logs: 0, messages: 0, dedup: 0, usage: 0, request_quota: 0 };
     for (const table of Object.keys(cutoffs) as RetentionTable[]) {
       deleted[table] = await deleteAllBefore(p.store, table, cutoffs[table], p.chunk);
     }

@@ -1,3 +1,4 @@
+import { RateLimitedLog } from "../logger.js";
 import type { Services } from "../services/context.js";
 import { fireDueSchedules } from "../services/schedule-ticks.js";
 import type { Loop } from "./loop.js";
@@ -13,11 +14,15 @@ export class SchedulerLoop implements Loop {
   /** The last pass requested; passes run one after another, never overlapping. */
   private tail: Promise<unknown> = Promise.resolve();
   private pending = 0;
+  /** Ticks that could not publish, one `info` line each, rate-limited per destination across passes. */
+  private readonly failures: RateLimitedLog;
 
   constructor(
     private readonly services: Services,
     private readonly intervalMs: number,
-  ) {}
+  ) {
+    this.failures = new RateLimitedLog(services.log);
+  }
 
   get running(): boolean {
     return this.timer !== undefined;
@@ -46,7 +51,7 @@ export class SchedulerLoop implements Loop {
   runOnce(): Promise<number | undefined> {
     this.pending++;
     const pass = this.tail
-      .then(() => fireDueSchedules(this.services))
+      .then(() => fireDueSchedules(this.services, this.failures))
       .catch((error: unknown) => {
         this.services.log.error({ err: error, loop: "scheduler" }, "background loop failed");
         return undefined;

@@ -76,6 +76,8 @@ export interface BootstrapResult {
     adminEmail?: string;
     adminApiKey?: string;
   };
+  /** Stored credentials the environment replaced on this start, by variable name (printed: src/cli/start-banner.ts). */
+  replaced: ("FERRY_TOKEN" | "FERRY_CURRENT_SIGNING_KEY" | "FERRY_NEXT_SIGNING_KEY" | "FERRY_ADMIN_EMAIL" | "FERRY_ADMIN_API_KEY")[];
 }
 
 /**
@@ -104,7 +106,7 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
     }
     if (!config.currentSigningKey) generated.currentSigningKey = account.currentSigningKey;
     if (!config.nextSigningKey) generated.nextSigningKey = account.nextSigningKey;
-    if (await store.accountInsertDefault({ account })) return { account, generated };
+    if (await store.accountInsertDefault({ account })) return { account, generated, replaced: [] };
     // Several nodes starting together on one empty database: another one created it first; use that one.
     return ensureDefaultAccount(config, store, now);
   }
@@ -117,5 +119,9 @@ export async function ensureDefaultAccount(config: Config, store: Store, now: nu
     patch.nextSigningKey = config.nextSigningKey;
   }
   const account = Object.keys(patch).length > 0 ? await store.accountUpdate({ id: existing.id, patch }) : existing;
-  return { account, generated };
+  const replaced: BootstrapResult["replaced"] = [];
+  if (patch.token) replaced.push("FERRY_TOKEN");
+  if (patch.currentSigningKey) replaced.push("FERRY_CURRENT_SIGNING_KEY");
+  if (patch.nextSigningKey) replaced.push("FERRY_NEXT_SIGNING_KEY");
+  return { account, generated, replaced };
 }

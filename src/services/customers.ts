@@ -42,6 +42,8 @@ export async function bootstrap(config: Config, store: Store, now: number): Prom
   if (config.adminApiKey !== undefined && !(await verifyApiKey(config.adminApiKey, first.apiKeyHash))) {
     patch.apiKeyHash = await hashApiKey(config.adminApiKey);
   }
+  if (patch.email !== undefined) result.replaced.push("FERRY_ADMIN_EMAIL");
+  if (patch.apiKeyHash !== undefined) result.replaced.push("FERRY_ADMIN_API_KEY");
   if (Object.keys(patch).length > 0) {
     await store.customerUpdate({ email: first.email, patch });
     if (patch.email !== undefined)

@@ -5,6 +5,7 @@ import { planDueTick, type Schedule } from "../domain/schedule.js";
 import type { PublishTarget, Services } from "./context.js";
 import { buildMessages, isUrlDestination } from "./publish.js";
 import { recordTick } from "../metrics/delivery-metrics.js";
+import { RateLimitedLog } from "../logger.js";
 
 /** Due schedules read per statement; every one of them is fired in the same group-commit turn. */
 const DUE_BATCH = 200;
@@ -63,7 +64,12 @@ async function tickMessages(
  * schedule's ticks pass) and claims it in the store together with its messages. Returns the messages published,
  * empty when nothing fired or another node (or an earlier process) had claimed the tick already.
  */
-async function handleDue(services: Services, schedule: Schedule, now: number): Promise<NewMessage[]> {
+async function handleDue(
+  services: Services,
+  schedule: Schedule,
+  now: number,
+  failures: RateLimitedLog,
+): Promise<NewMessage[]> {
   const dueAt = schedule.nextRunAt!;
   const plan = planDueTick(cronFromText(schedule.cron), dueAt, now, schedule.paused);
   const claim: Parameters<Services["store"]["scheduleFire"]>[0] = {
@@ -81,7 +87,10 @@ async function handleDue(services: Services, schedule: Schedule, now: number): P
     claim.messages = messages;
     if (error !== undefined) {
       claim.error = error;
-      services.log.warn({ scheduleId: schedule.id, error }, "schedule tick published nothing");
+      // One line per tick that could not publish, rate-limited per destination like failed deliveries.
+      const key = isUrlDestination(schedule.destination) ? scheduleHost(schedule.destination) : schedule.destination;
+      const where = isUrlDestination(schedule.destination) ? { host: key } : { urlGroup: key };
+      failures.info(key, now, { scheduleId: schedule.id, ...where, error }, "schedule could not publish");
     }
   }
   const claimed = await services.store.scheduleFire(claim);
@@ -94,13 +103,16 @@ async function handleDue(services: Services, schedule: Schedule, now: number): P
  * nudged for what was published. Safe to run on every node at once: the store's claim lets one of them win each tick.
  * Returns how many messages were published.
  */
-export async function fireDueSchedules(services: Services): Promise<number> {
+export async function fireDueSchedules(
+  services: Services,
+  failures: RateLimitedLog = new RateLimitedLog(services.log),
+): Promise<number> {
   const { store, clock, dispatcher, log } = services;
   let published = 0;
   for (let pass = 0; pass < MAX_BATCHES_PER_PASS; pass++) {
     const now = clock.now();
     const due = await store.scheduleListDue({ now, limit: DUE_BATCH });
-    const results = await Promise.allSettled(due.map((s) => handleDue(services, s, now)));
+    const results = await Promise.allSettled(due.map((s) => handleDue(services, s, now, failures)));
     for (const [i, r] of results.entries()) {
       if (r.status === "rejected") {
         log.error({ err: r.reason, scheduleId: due[i]!.id }, "schedule tick failed; retried at the next pass");
@@ -116,4 +128,13 @@ export async function fireDueSchedules(services: Services): Promise<number> {
     if (due.length < DUE_BATCH || results.some((r) => r.status === "rejected")) break;
   }
   return published;
+}
+
+/** A destination URL's host: what a failure line names and is rate-limited by, never the path or query. */
+function scheduleHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid url)";
+  }
 }

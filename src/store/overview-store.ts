@@ -3,7 +3,7 @@
  * in flight and how much of today's request quota is used. Merged into `Store`; both adapters implement it.
  */
 export interface AccountActivity {
-  /** Messages not yet finished: waiting, being delivered or waiting for a retry (finished rows are deleted). */
+  /** Messages not yet finished: waiting, being delivered or waiting for a retry (not the rows kept after they ended). */
   inFlight: number;
   /** Publish-type requests counted against the UTC day starting at `day` (what the daily quota compares). */
   quotaUsed: number;

@@ -134,6 +134,9 @@ export interface MessageRow<Flag extends number | boolean = number | boolean> {
   labels: string | null;
   flow_key: string | null;
   dedup_id: string | null;
+  /** Migration 060 (docs/states.md "The message row"); absent in rows built from a DLQ entry. */
+  derived_log?: Flag;
+  first_leased_at?: number | null;
 }
 
 export function messageFromRow(r: MessageRow): Message {
@@ -160,6 +163,8 @@ export function messageFromRow(r: MessageRow): Message {
   if (r.dedup_id !== null) m.dedupId = r.dedup_id;
   if (r.lease_owner !== null) m.leaseOwner = r.lease_owner;
   if (r.lease_until !== null) m.leaseUntil = r.lease_until;
+  if (r.derived_log) m.derivedLog = true;
+  if (r.first_leased_at !== undefined && r.first_leased_at !== null) m.firstLeasedAt = r.first_leased_at;
   return m;
 }
 

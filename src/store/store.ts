@@ -1,5 +1,6 @@
 import type { DestinationShares } from "../domain/destination.js";
 import type { LogDetails, LogEntry } from "../domain/log.js";
+import type { MessageRowStore } from "./message-row-store.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { Account, AccountPatch, Outcome } from "../domain/records.js";
 import type { DlqStore } from "./store-dlq.js";
@@ -109,6 +110,7 @@ export interface Store
   extends DlqStore,
     FlowControlStore,
     ManagementStore,
+    MessageRowStore,
     NodeStore,
     OpsStore,
     OverviewStore,

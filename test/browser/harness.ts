@@ -1,10 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { consoleAssetsBuilt } from "../../src/http/routes/console.js";
-
-/** Debian's Chromium (`apt-get install chromium`, .ci/run does it); never a downloaded browser. */
-export const CHROMIUM = process.env.FERRY_CHROMIUM ?? "/usr/bin/chromium";
+import { chromiumExecutable } from "../helpers/chromium.js";
 
 /** The flags this machine needs (docs/console.md): no sandbox as root, and no background calls to Google. */
 const FLAGS = [
@@ -24,9 +21,9 @@ export function ensureConsoleBuilt(): void {
   execFileSync("npm", ["run", "build:console"], { stdio: "inherit" });
 }
 
+/** Chromium from npm (@sparticuz/chromium), or the binary FERRY_CHROMIUM names (test/helpers/chromium.ts). */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  return chromium.launch({ executablePath: await chromiumExecutable(), args: FLAGS, headless: true });
 }
 
 /** What went wrong on a page: console errors, uncaught exceptions and failed API calls (4xx/5xx). */

@@ -129,6 +129,8 @@ describe("a list with nothing in it, or that cannot load", () => {
     ["Queues", "No queues yet"],
     ["URL groups", "No URL groups yet"],
     ["Flow control", "No flow-control keys"],
+    ["Workflow runs", "No workflow runs yet"],
+    ["Workflow DLQ", "The workflow DLQ is empty"],
   ];
 
   it("says what to do on an account with nothing yet, and offers to try again when its API call fails", async () => {

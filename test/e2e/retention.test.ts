@@ -61,6 +61,9 @@ function seedSql(sqlite: boolean, now: number): string {
   const dlqCols =
     "dlq_id, account_id, message_id, kind, url, spec, created_at, not_before, retried, failed_at, response_headers";
   const dedupCols = "account_id, key, message_id, expires_at";
+  const msgCols = "id, account_id, kind, state, due_at, url, spec, created_at, not_before, derived_log, finished_at";
+  const ended = (prefix: string, state: string, finishedAt: string, dueAt = old) =>
+    `${cat(`'${prefix}'`, "i")}, ${id}, 'message', '${state}', ${dueAt}, 'http://x/', '{}', ${old} - i, 0, ${sqlite ? 1 : "TRUE"}, ${finishedAt}`;
   const dlqValues = [
     `${cat("'1-old'", "i")}, ${id}, ${cat("'msg_dlq_'", "i")}, 'publish', 'http://x/', '{}'`,
     `${oldDlq}, ${oldDlq}, 0, ${oldDlq} + i, '{}'`,
@@ -74,6 +77,11 @@ function seedSql(sqlite: boolean, now: number): string {
     insert("dedup", dedupCols, `${id}, ${cat("'live'", "i")}, 'msg_x', ${now + DAY_MS}`, FRESH),
     insert("usage", "account_id, minute, metric, count, bytes", `${id}, ${oldMinute} - i * 60000, 'r', 1, 0`, SEEDED),
     insert("request_quota", "account_id, day, used", `${cat("'acct-'", "i")}, ${now - 10 * DAY_MS}, 1`, 5_000),
+    // Message rows kept for their log (docs/states.md "The message row"): ended long ago, ended lately, and live
+    // rows created long ago (a live row is never retention's).
+    insert("messages", msgCols, ended("msg_ended_", "DELIVERED", `${old} - i`), SEEDED),
+    insert("messages", msgCols, ended("msg_recent_", "FAILED", `${now}`), FRESH),
+    insert("messages", msgCols, ended("msg_live_", "CREATED", "NULL", now + DAY_MS), FRESH),
     "COMMIT;",
   ].join("\n");
 }
@@ -100,6 +108,7 @@ describe("retention keeps pace", () => {
         dedup: `SELECT count(*) AS n FROM dedup WHERE key LIKE 'k%'`,
         usage: `SELECT count(*) AS n FROM usage WHERE minute < ${now - USAGE_RETENTION_MS}`,
         request_quota: `SELECT count(*) AS n FROM request_quota WHERE account_id LIKE 'acct-%'`,
+        messages: `SELECT count(*) AS n FROM messages WHERE id LIKE 'msg_ended_%'`,
       };
       expect(await db.count(expired.logs)).toBe(SEEDED);
       expect(await db.count(expired.dlq)).toBe(SEEDED);
@@ -132,6 +141,8 @@ describe("retention keeps pace", () => {
       // Rows still within their retention stay.
       expect(await db.count(`SELECT count(*) AS n FROM logs WHERE message_id LIKE 'msg_new_%'`)).toBe(FRESH);
       expect(await db.count(`SELECT count(*) AS n FROM dedup WHERE key LIKE 'live%'`)).toBe(FRESH);
+      expect(await db.count(`SELECT count(*) AS n FROM messages WHERE id LIKE 'msg_recent_%'`)).toBe(FRESH);
+      expect(await db.count(`SELECT count(*) AS n FROM messages WHERE id LIKE 'msg_live_%'`)).toBe(FRESH);
       expect(statuses.length).toBeGreaterThan(0);
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
       // A figure for docs/operations.md, not an assertion (timings belong in bench/).

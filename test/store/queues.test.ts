@@ -360,7 +360,9 @@ async function arrivalOrder(store: Store, published: string[]): Promise<string[]
 function headChecker(opened: OpenedStore) {
   return async (queue: string, parallelism: number): Promise<string[]> => {
     const rows = await opened.sql<{ seq: string; state: string }>(
-      "SELECT seq, state FROM messages WHERE queue_name = $1 AND kind = 'message' ORDER BY seq",
+      // Live rows only: delivered rows stay until retention, as DELIVERED (docs/states.md "The message row").
+      `SELECT seq, state FROM messages WHERE queue_name = $1 AND kind = 'message'
+         AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED') ORDER BY seq`,
       [queue],
     );
     return rows.flatMap((r, i) => (i >= parallelism && r.state !== "QUEUED" ? [`${r.seq}:${r.state}@${i}`] : []));

@@ -46,7 +46,9 @@ for (const adapter of adapters) {
     };
 
     it("deletes logs older than `before`, at most `limit` rows a call", async () => {
-      expect(await drain("logs", NOW + 60_001, 1)).toEqual([1, 1, 0]);
+      // The messages' CREATED entries are their rows' (docs/states.md "The message row"): no `logs` row to delete,
+      // and the entries older than the cutoff are past retention all the same.
+      expect(await drain("logs", NOW + 60_001, 1)).toEqual([0]);
       const left = await store.logList({ accountId: "acc", filter: {}, count: 10, order: "earliestFirst" });
       expect(left.logs.map((l) => l.messageId)).toEqual(["msg_2"]);
       expect(await drain("logs", NOW, 5)).toEqual([0]);

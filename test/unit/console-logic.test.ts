@@ -3,7 +3,21 @@ import { cronPreview } from "../../console/src/lib/cron.js";
 import { curlCommand, shellQuote } from "../../console/src/lib/curl.js";
 import { groupLogs } from "../../console/src/lib/group-logs.js";
 import { buildPublishRequest, emptyPublishForm } from "../../console/src/lib/publish-request.js";
-import type { LogEntry } from "../../console/src/lib/types.js";
+import { href, parseHash } from "../../console/src/lib/hash.js";
+import type { LogEntry, WorkflowRun } from "../../console/src/lib/types.js";
+import {
+  callResult,
+  cancelQuery,
+  duration,
+  failedStepName,
+  failureMessage,
+  groupTimings,
+  runFiltersFrom,
+  runQuery,
+  sleepMs,
+  stepCount,
+  stepOutput,
+} from "../../console/src/lib/workflow-runs.js";
 
 /** The console's view logic (console/src/lib): pure functions, tested without a browser. */
 describe("cron preview", () => {
@@ -132,5 +146,80 @@ describe("grouping log entries by message", () => {
       ["a", "RETRY", "CREATED>ERROR>RETRY", 5, 25],
     ]);
     expect(groups[1]!.labels).toEqual(["x"]);
+  });
+});
+
+describe("the fragment's query (filters in the URL)", () => {
+  it("parses the view, the id and the query, and builds them back", () => {
+    const route = parseHash("#/workflows?state=RUN_FAILED&url=http%3A%2F%2F127.0.0.1%3A3000%2Fwf");
+    expect(route.view).toBe("workflows");
+    expect(route.id).toBeUndefined();
+    expect(route.query.get("url")).toBe("http://127.0.0.1:3000/wf");
+    expect(parseHash("#/workflows/wfr_1").id).toBe("wfr_1");
+    expect(parseHash("").view).toBe("overview");
+    expect(href("workflows", undefined, { state: "RUN_FAILED", label: "" })).toBe("#/workflows?state=RUN_FAILED");
+    expect(href("workflows", "wfr_a/b")).toBe("#/workflows/wfr_a%2Fb");
+  });
+
+  it("turns the run filters into the API's query names", () => {
+    const f = runFiltersFrom(new URLSearchParams("state=RUN_STARTED&url=%20http://x/wf%20&label=batch&from=2026-01-02T03:04"));
+    const q = runQuery(f);
+    expect(q).toMatchObject({ state: "RUN_STARTED", workflowUrl: "http://x/wf", label: "batch" });
+    expect(q.fromDate).toBe(new Date("2026-01-02T03:04").getTime());
+    expect(q.toDate).toBeUndefined();
+  });
+
+  it("cancels only running runs that match: none when the state filter shows ended runs", () => {
+    const f = runFiltersFrom(new URLSearchParams("label=nightly"));
+    expect(cancelQuery(f)).toMatchObject({ state: "RUN_STARTED", label: "nightly" });
+    expect(cancelQuery({ ...f, state: "RUN_STARTED" })).toMatchObject({ state: "RUN_STARTED", label: "nightly" });
+    expect(cancelQuery({ ...f, state: "RUN_FAILED" })).toBeUndefined();
+  });
+});
+
+describe("a workflow run's steps", () => {
+  const run: WorkflowRun = {
+    workflowRunId: "wfr_1",
+    workflowUrl: "http://x/wf",
+    workflowState: "RUN_SUCCESS",
+    workflowRunCreatedAt: 1000,
+    workflowRunCompletedAt: 5000,
+    steps: [
+      { type: "sequential", steps: [{ stepId: 0, stepType: "Initial", out: "{}", createdAt: 1000 }] },
+      { type: "sequential", steps: [{ stepId: 1, stepType: "Run", out: "1", createdAt: 1100 }] },
+      { type: "sequential", steps: [{ stepId: 2, stepType: "SleepFor", sleepFor: 2, createdAt: 1150 }] },
+      {
+        type: "parallel",
+        steps: [
+          { stepId: 3, stepType: "Run", concurrent: 2, createdAt: 3300 },
+          { stepId: 4, stepType: "Run", concurrent: 2, createdAt: 3500 },
+        ],
+      },
+    ],
+  };
+
+  it("times each group from the end of the one before; a sleep holds its delay; a parallel group its slowest branch", () => {
+    expect(groupTimings(run)).toEqual([
+      { start: 1000, end: 1100 },
+      { start: 1100, end: 3150 },
+      { start: 3150, end: 3500 },
+    ]);
+    expect(stepCount(run)).toBe(4);
+    expect(sleepMs("5m")).toBe(300_000);
+    expect(sleepMs("soon")).toBeUndefined();
+    expect(duration(350)).toBe("350 ms");
+    expect(duration(2050)).toBe("2.05 s");
+    expect(duration(125_000)).toBe("2 min 5 s");
+  });
+
+  it("reads a call's answer, a wait's event data and a failed step's name and error", () => {
+    expect(callResult({ stepType: "Call", out: JSON.stringify({ status: 201, body: "ok", header: {} }) })).toMatchObject({ status: 201, body: "ok" });
+    expect(callResult({ stepType: "Call", out: "42" })).toBeUndefined();
+    expect(stepOutput({ stepType: "Wait", out: Buffer.from('{"paid":true}').toString("base64") })).toBe('{"paid":true}');
+    expect(stepOutput({ stepType: "Run", out: "eyJ9" })).toBe("eyJ9");
+    expect(failedStepName({ "Upstash-Error-Step-Name": ["charge"], Date: ["x"] })).toBe("charge");
+    expect(failedStepName({ Date: ["x"] })).toBeUndefined();
+    expect(failureMessage('{"error":"Error","message":"down"}')).toBe("down");
+    expect(failureMessage("plain")).toBe("plain");
   });
 });

@@ -24,12 +24,14 @@ const message = (over: Partial<NewMessage> = {}): NewMessage => ({
 });
 
 describe("the insert plan", () => {
-  it("stores a message as built, logs CREATED and counts one request of its size", () => {
+  it("stores a message as built, its row deriving CREATED, and counts one request of its size", () => {
     const plan = planInsert({ message: message() }, false, NOW);
-    expect(plan.message).toMatchObject({ state: "CREATED", cancelRequested: false });
+    expect(plan.message).toMatchObject({ state: "CREATED", cancelRequested: false, derivedLog: true });
     expect(plan.message).not.toHaveProperty("leaseOwner");
+    expect(plan.message).not.toHaveProperty("firstLeasedAt");
     expect([plan.leaseOwner, plan.leaseUntil]).toEqual([null, null]);
-    expect(plan.logs.map((l) => [l.state, l.time])).toEqual([["CREATED", NOW]]);
+    // The row stands for the CREATED entry (docs/states.md "The message row"): nothing is written to the log.
+    expect(plan.logs).toEqual([]);
     expect(plan.usage).toEqual({ accountId: "acc", count: 1, bytes: 5 });
   });
 
@@ -39,13 +41,27 @@ describe("the insert plan", () => {
     const plan = planInsert(item, true, NOW);
     expect(plan.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a", leaseUntil: NOW + 60_000 });
     expect([plan.leaseOwner, plan.leaseUntil]).toEqual(["node-a", NOW + 60_000]);
-    expect(plan.logs.map((l) => l.state)).toEqual(["CREATED", "ACTIVE"]);
+    // Its first lease is stamped on the row, which then stands for the ACTIVE entry too.
+    expect(plan.message.firstLeasedAt).toBe(NOW);
+    expect(plan.logs).toEqual([]);
+  });
+
+  it("with Svc-Redact-Fields, the entries are written out (redacted) and the row does not derive them", () => {
+    const redacted = message({ spec: { method: "POST", headers: {}, retries: 3, redact: { body: true, allHeaders: false, headers: [] } } });
+    const plan = planInsert({ message: redacted, leaseOwner: "node-a", leaseUntil: NOW + 1 }, true, NOW);
+    expect(plan.message).not.toHaveProperty("derivedLog");
+    expect(plan.message).not.toHaveProperty("firstLeasedAt");
+    expect(plan.logs.map((l) => [l.state, l.time])).toEqual([
+      ["CREATED", NOW],
+      ["ACTIVE", NOW],
+    ]);
+    expect(plan.logs[0]!.details.body).not.toBe(Buffer.from("hello").toString("base64"));
   });
 
   it("refused by the gate (or not asked for), a message waits for a claim; a queued one stays QUEUED", () => {
     const refused = planInsert({ message: message(), leaseOwner: "node-a", leaseUntil: NOW + 1 }, false, NOW);
     expect(refused.message.state).toBe("CREATED");
-    expect(refused.logs).toHaveLength(1);
+    expect(refused.message).not.toHaveProperty("firstLeasedAt");
     expect(wantsFastPath({ message: message() })).toBe(false);
     expect(planInsert({ message: message() }, true, NOW).message.state).toBe("CREATED");
     const queued = planInsert({ message: message({ state: "QUEUED", queueName: "q" }) }, false, NOW);

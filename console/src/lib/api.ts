@@ -1,4 +1,4 @@
-import type { ServerConfig } from "./types";
+import type { ServerConfig } from "./types.js";
 
 /** An answer of Ferry's API that was not 2xx: the message is the API's own `{"error": ...}` text. */
 export class ApiError extends Error {

@@ -149,3 +149,62 @@ export interface UsageStats {
   daily_msgsvc_messages: { id: string; data_points: Point[] }[];
   dlq_message_count: number;
 }
+
+/** One step of a run as `GET /v2/workflows/events` answers it (docs/workflows.md, the contract's §6.9). */
+export interface WorkflowStep {
+  stepId?: number;
+  stepName?: string;
+  stepType?: string;
+  callType?: string;
+  messageId?: string;
+  /** The step's result as the SDK published it: JSON text (base64 of the event data for wait steps). */
+  out?: string;
+  concurrent?: number;
+  state?: string;
+  createdAt?: number;
+  sleepFor?: number | string;
+  sleepUntil?: number;
+  callUrl?: string;
+  callMethod?: string;
+  callBody?: string;
+  callHeaders?: Record<string, string[] | string>;
+  callResponseStatus?: number;
+  callResponseBody?: string;
+  callResponseHeaders?: Record<string, string[] | string>;
+  waitEventId?: string;
+  timeout?: string;
+  waitTimeout?: boolean;
+  waitTimeoutDeadline?: number;
+  invokedWorkflowRunId?: string;
+  invokedWorkflowUrl?: string;
+  retries?: number;
+  errors?: { error?: string; body?: string; status?: number; time?: number }[];
+}
+
+export interface WorkflowStepGroup {
+  type: "sequential" | "parallel" | "next";
+  steps: WorkflowStep[];
+}
+
+export interface WorkflowRun {
+  workflowRunId: string;
+  workflowUrl: string;
+  workflowState: string;
+  workflowRunCreatedAt: number;
+  workflowRunCompletedAt?: number;
+  workflowRunResponse?: string;
+  label?: string;
+  dlqId?: string;
+  invoker?: { workflowRunId: string; workflowUrl: string; workflowRunCreatedAt: number };
+  failureFunction?: { state?: string; url?: string; failStatus?: number; failResponse?: string };
+  steps: WorkflowStepGroup[];
+}
+
+/** A workflow DLQ entry (`GET /v2/dlq?source=workflow`): the failed step's message plus its run's fields. */
+export interface WorkflowDlqEntry extends DlqEntry {
+  workflowRunId?: string;
+  workflowUrl?: string;
+  workflowCreatedAt?: number;
+  label?: string;
+  failureCallbackInfo?: { state?: string; responseStatus?: number };
+}

@@ -1,9 +1,17 @@
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { NewMessage } from "../../domain/message.js";
+import type { Message, NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
 import { noteFlowKeys } from "./flow-keys.js";
-import { columnsOf, LOG_COLUMNS, logValues, MESSAGE_COLUMNS, messageValues, unnestInsertSql } from "./rows.js";
+import {
+  columnsOf,
+  LOG_COLUMNS,
+  logValues,
+  MESSAGE_COLUMNS,
+  messageInsertSql,
+  messageValues,
+  unnestInsertSql,
+} from "./rows.js";
 import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 
 export type { Tx } from "./write-batcher.js";
@@ -40,7 +48,7 @@ export interface PgContext {
   /** Inserts message rows in one statement; due ones (within the notify horizon) wake the other nodes. */
   insertMessages(
     tx: Tx,
-    rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[],
+    rows: { message: Message; leaseOwner: string | null; leaseUntil: number | null }[],
     now: number,
   ): Promise<void>;
   /** True when a message due at `dueAt` should wake the other nodes. */
@@ -48,7 +56,7 @@ export interface PgContext {
   close(): Promise<void>;
 }
 
-const insertMessagesSql = { name: "ferry_insert_messages", text: unnestInsertSql("messages", MESSAGE_COLUMNS) };
+const insertMessagesSql = { name: "ferry_insert_messages", text: messageInsertSql() };
 /**
  * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
  * (summed, in a fixed order), and the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits).

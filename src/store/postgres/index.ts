@@ -8,6 +8,7 @@ import { dlqQueries } from "./dlq.js";
 import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { messageRowQueries } from "./message-rows.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { ChannelListener } from "./notify.js";
 import { nodeNumberQueries } from "./node-numbers.js";
@@ -55,6 +56,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
     ...combineParts(ctx, [workflowQueries]),
+    ...combineParts(ctx, [messageRowQueries]),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

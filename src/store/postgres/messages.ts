@@ -2,7 +2,8 @@ import { planCancel } from "../../domain/cancel-plan.js";
 import { planInsert, wantsFastPath } from "../../domain/insert-plan.js";
 import { logEntry } from "../../domain/log.js";
 import type { Message, NewMessage } from "../../domain/message.js";
-import { type FinishRecords, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
+import { ENDED_STATE, type FinishRecords, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { FinishParams, InsertItem, InsertResult } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
@@ -34,9 +35,21 @@ const removeOwned = (hold: boolean) =>
   hold
     ? `UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE ${OWNED}`
     : `DELETE FROM messages WHERE ${OWNED}`;
-const deleteOwnedSql = (hold: boolean) => ({
-  name: hold ? "ferry_finish_hold" : "ferry_finish_delete",
-  text: `${removeOwned(hold)} RETURNING cancel_requested`,
+/**
+ * A row that derives its log (docs/states.md "The message row") ends as its outcome and stays (or HELD, with its
+ * outcome kept for when it is released): `outcome`, `now`, `status` are the placeholders of those values. A delivery
+ * takes its DELIVERED entry's position in the log.
+ */
+const endOwned = (hold: boolean, v: { outcome: string; now: string; status: string }) =>
+  `UPDATE messages SET state = ${hold ? "'HELD'" : v.outcome}, outcome = ${v.outcome}, lease_owner = NULL,
+    lease_until = NULL, finished_at = ${v.now}, last_status = ${v.status}, attempts = attempts + 1,
+    finished_seq = CASE WHEN ${v.outcome} = 'DELIVERED' THEN nextval('log_seq') END
+  WHERE ${OWNED}`;
+/** Parameters: id, owner, and for a row that derives its log: outcome, now, status. */
+const deleteOwnedSql = (hold: boolean, kept: boolean) => ({
+  name: `ferry_finish_${hold ? "hold" : "delete"}${kept ? "_kept" : ""}`,
+  text: `${kept ? endOwned(hold, { outcome: "$3::text", now: "$4::int8", status: "$5::int4" }) : removeOwned(hold)}
+    RETURNING cancel_requested`,
 });
 /** The earliest message due after `$1` (see messageNextDueAt): those due now were just left by the claim. */
 const nextDueAfterSql = {
@@ -45,12 +58,15 @@ const nextDueAfterSql = {
 };
 const retryOwnedSql = {
   name: "ferry_finish_retry",
-  text: `UPDATE messages SET state = 'RETRY', due_at = $3, retried = retried + 1, lease_owner = NULL, lease_until = NULL
+  text: `UPDATE messages SET state = 'RETRY', due_at = $3, retried = retried + 1, lease_owner = NULL, lease_until = NULL,
+      last_status = $4, attempts = attempts + 1
     WHERE ${OWNED} AND NOT cancel_requested RETURNING id`,
 };
-const failOwnedSql = (hold: boolean) => ({
-  name: hold ? "ferry_finish_fail_hold" : "ferry_finish_fail",
-  text: `WITH gone AS (${removeOwned(hold)} RETURNING *)
+const failOwnedSql = (hold: boolean, kept: boolean) => ({
+  name: `ferry_finish_fail${hold ? "_hold" : ""}${kept ? "_kept" : ""}`,
+  text: `WITH gone AS (
+      ${kept ? endOwned(hold, { outcome: "'FAILED'", now: "$4::int8", status: "$5::int4" }) : removeOwned(hold)}
+      RETURNING *)
     INSERT INTO dlq (dlq_id, account_id, message_id, kind, parent_id, url, url_host, url_path, body, spec, created_at,
       not_before, retried, topic_name, endpoint_name, queue_name, schedule_id, caller_ip, labels, flow_key, failed_at,
       response_status, response_headers, response_body, error)
@@ -64,9 +80,29 @@ const finishDeliveredSql = {
   name: "ferry_finish_delivered_many",
   text: "DELETE FROM messages WHERE id = ANY($1::text[]) AND lease_owner = $2 AND state = 'ACTIVE' RETURNING id",
 };
+/** Plain deliveries of rows that derive their log: one UPDATE for the batch, each taking its DELIVERED position. */
+const finishDeliveredKeptSql = {
+  name: "ferry_finish_delivered_kept_many",
+  text: `UPDATE messages m SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
+      finished_at = u.now, last_status = u.status, attempts = m.attempts + 1, finished_seq = nextval('log_seq')
+    FROM unnest($1::text[], $3::int8[], $4::int4[]) AS u(id, now, status)
+    WHERE m.id = u.id AND m.lease_owner = $2 AND m.state = 'ACTIVE' RETURNING m.id`,
+};
+/** The first lease of rows that derive their log is stamped on them (docs/states.md "The message row"). */
+const firstLeaseSql = {
+  name: "ferry_first_lease",
+  text: `UPDATE messages m SET first_leased_at = $2, active_seq = nextval('log_seq')
+    FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord) WHERE m.id = u.id AND m.first_leased_at IS NULL`,
+};
+/** Cancelled rows that derive their log record how they ended before they leave the live set (queues.ts). */
+const stampCanceledSql = {
+  name: "ferry_cancel_stamp",
+  text: "UPDATE messages SET outcome = 'CANCELED', finished_at = $2 WHERE id = ANY($1::text[]) AND derived_log",
+};
 
 /**
- * Inserts new messages inside a write (`tx`): deduplication keys, rows, CREATED logs, usage. Shared by every write
+ * Inserts new messages inside a write (`tx`): deduplication keys, rows (standing for their CREATED entries:
+ * docs/states.md "The message row"), usage. Shared by every write
  * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
  */
 export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
@@ -106,7 +142,7 @@ function messageInserters(ctx: PgContext) {
 
   /** Several calls' items in one go: one fast-path check per account, one INSERT (see MergeableOp). */
   const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
-    const rows: { message: NewMessage; leaseOwner: string | null; leaseUntil: number | null }[] = [];
+    const rows: { message: Message; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
     const fastPathAllowed = fastPathGate(tx, calls.flatMap((c) => c.items));
     const answers: InsertResult[][] = [];
@@ -159,23 +195,30 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     ctx.write(async (tx) => {
       let kind = outcome.kind;
       const queue = await queues.beforeFinish(tx, m, newMessages); // locks its queue; HELD or deleted (queues.ts)
+      const kept = m.derivedLog === true;
+      const status = planFinishRecords({ message: m, outcome, logs, now }, outcome.kind).lastStatus;
+      const endValues = (k: Exclude<typeof kind, "retry">) =>
+        kept ? [m.id, owner, ENDED_STATE[k], now, status] : [m.id, owner];
       switch (outcome.kind) {
         case "delivered":
         case "canceled":
-          if ((await tx.query(deleteOwnedSql(queue.hold), [m.id, owner])).length === 0) return false;
+          if ((await tx.query(deleteOwnedSql(queue.hold, kept), endValues(outcome.kind))).length === 0) return false;
           break;
         case "failed": {
           const r = outcome.response;
           const values = [m.id, owner, outcome.dlqId, now, r.status ?? null, JSON.stringify(r.headers), r.body];
-          if ((await tx.query(failOwnedSql(queue.hold), [...values, r.error ?? null])).length === 0) return false;
+          if ((await tx.query(failOwnedSql(queue.hold, kept), [...values, r.error ?? null])).length === 0) return false;
           if (workflowEnd) await workflows.end(tx, workflowEnd);
           break;
         }
         case "retry":
-          if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt])).length === 0) {
+          if ((await tx.query(retryOwnedSql, [m.id, owner, outcome.dueAt, status])).length === 0) {
             // Not retried: either the lease was lost, or a cancel recorded during the attempt wins over a retry
             // (`finishKind` of src/domain/finish-plan.ts, decided here by the statement's `NOT cancel_requested`).
-            const gone = await tx.query<{ cancel_requested: boolean }>(deleteOwnedSql(queue.hold), [m.id, owner]);
+            const gone = await tx.query<{ cancel_requested: boolean }>(
+              deleteOwnedSql(queue.hold, kept),
+              endValues("canceled"),
+            );
             if (gone.length === 0) return false;
             kind = "canceled";
           } else if (ctx.wakesOthers(outcome.dueAt, now)) tx.notifyDue();
@@ -197,13 +240,28 @@ export function messageQueries(ctx: PgContext): MessageQueries {
   /** Plain deliveries of one batch (see isPlainDelivery, src/domain/finish-plan.ts): one DELETE per lease owner for all of them. */
   const finishDelivered = async (tx: Tx, finishes: FinishParams[]): Promise<boolean[]> => {
     const deleted = new Set<string>();
+    const records = finishes.map((f) => planFinishRecords(f, "delivered"));
     for (const owner of new Set(finishes.map((f) => f.owner))) {
-      const ids = finishes.filter((f) => f.owner === owner).map((f) => f.message.id);
-      for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
+      const mine = finishes.flatMap((f, i) => (f.owner === owner ? [i] : []));
+      const kept = mine.filter((i) => finishes[i]!.message.derivedLog === true);
+      const gone = mine.filter((i) => finishes[i]!.message.derivedLog !== true);
+      if (kept.length > 0) {
+        const values = [
+          kept.map((i) => finishes[i]!.message.id),
+          owner,
+          kept.map((i) => finishes[i]!.now),
+          kept.map((i) => records[i]!.lastStatus),
+        ];
+        for (const row of await tx.query<{ id: string }>(finishDeliveredKeptSql, values)) deleted.add(row.id);
+      }
+      if (gone.length > 0) {
+        const ids = gone.map((i) => finishes[i]!.message.id);
+        for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
+      }
     }
-    return finishes.map((f) => {
+    return finishes.map((f, i) => {
       if (!deleted.has(f.message.id)) return false; // the lease was lost: another node owns this message now
-      writeRecords(tx, planFinishRecords(f, "delivered"), f.now);
+      writeRecords(tx, records[i]!, f.now);
       return true;
     });
   };
@@ -216,10 +274,10 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       ctx.writeMerged({ kind: "insert", item: call, runMany: insertCalls, oneAtATime: true }),
 
     messageGet: async ({ accountId, id }) => {
-      const [row] = await ctx.query<MessageRow>("SELECT * FROM messages WHERE id = $1 AND account_id = $2", [
-        id,
-        accountId,
-      ]);
+      const [row] = await ctx.query<MessageRow>(
+        `SELECT * FROM messages WHERE id = $1 AND account_id = $2 AND ${LIVE_ROW_SQL}`,
+        [id, accountId],
+      );
       return row ? messageFromRow(row) : undefined;
     },
 
@@ -227,7 +285,17 @@ export function messageQueries(ctx: PgContext): MessageQueries {
     messageLeaseDue: (p) =>
       ctx.write(async (tx) => {
         const { messages, startedAt } = await flowClaim(tx, p);
-        for (const m of messages) tx.insertLog(logEntry(m, "ACTIVE", startedAt));
+        // The first lease of a row that derives its log is stamped on it; any other lease logs its ACTIVE entry.
+        const first: string[] = [];
+        for (const m of messages) {
+          if (m.derivedLog && m.firstLeasedAt === undefined) {
+            first.push(m.id);
+            m.firstLeasedAt = startedAt;
+          } else {
+            tx.insertLog(logEntry(m, "ACTIVE", startedAt));
+          }
+        }
+        if (first.length > 0) await tx.execute(firstLeaseSql, [first, startedAt]);
         return messages;
       }),
 
@@ -268,8 +336,8 @@ export function messageQueries(ctx: PgContext): MessageQueries {
         const params = new Params();
         const where = filterSql(filter, { time: "created_at", idColumn: "id" }, params);
         // FOR UPDATE: a row being claimed or finished elsewhere is waited for, then seen in its new state.
-        const from = `FROM messages WHERE account_id = ${params.add(accountId)} AND state <> 'HELD'
-            AND NOT cancel_requested${andAll(where)}`;
+        const from = `FROM messages WHERE account_id = ${params.add(accountId)} AND ${LIVE_ROW_SQL}
+            AND state <> 'HELD' AND NOT cancel_requested${andAll(where)}`;
         await queues.lockForCancel(tx, from, params.values); // queue rows before message rows (queues.ts)
         const rows = await tx.query<MessageRow>(
           `SELECT * ${from} ORDER BY seq ${count !== undefined ? `LIMIT ${params.add(count)}` : ""} FOR UPDATE`,
@@ -288,6 +356,7 @@ export function messageQueries(ctx: PgContext): MessageQueries {
           await tx.query("UPDATE messages SET cancel_requested = TRUE WHERE id = ANY($1::text[])", [inFlight]);
         }
         if (waiting.length > 0) {
+          await tx.execute(stampCanceledSql, [waiting.map((m) => m.id), now]);
           await queues.removeCancelled(tx, waiting, now); // deleted, or HELD; frees queue slots
           tx.addUsage(accountId, now, "canceled", waiting.length, 0);
         }

@@ -1,3 +1,4 @@
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unappliedMigrationNames } from "../migration-files.js";
@@ -31,7 +32,7 @@ const gaugesSql = {
        (SELECT account_id, flow_key FROM messages WHERE state = 'WAITING' AND wait_reason = 'key'
         LIMIT ${GAUGE_COUNT_CAP}) k) d) AS wait_lists,
     ${capped("messages WHERE state = 'QUEUED'")} AS queued,
-    ${capped("messages WHERE queue_name IS NOT NULL AND state <> 'HELD'")} AS queue_lag,
+    ${capped(`messages WHERE queue_name IS NOT NULL AND ${LIVE_ROW_SQL} AND state <> 'HELD'`)} AS queue_lag,
     ${capped("dlq")} AS dlq,
     (SELECT due_at FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= $1::int8
      ORDER BY due_at LIMIT 1) AS oldest_due`,

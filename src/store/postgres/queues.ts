@@ -1,4 +1,5 @@
 import type { Message, NewMessage } from "../../domain/message.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import {
   holdsSlotAfterFinish,
   inQueue,
@@ -44,14 +45,14 @@ export interface PgQueueSlots {
   promoteAfterInsert(tx: Tx, locks: QueueLocks, now: number): Promise<void>;
   /**
    * Before recording an attempt's outcome: locks the message's queue and says whether the row, once finished, must
-   * stay as HELD (a queue message with callbacks still to finish) instead of being deleted.
+   * stay as HELD (a queue message with callbacks still to finish) instead of ending (kept or deleted: messages.ts).
    */
   beforeFinish(tx: Tx, m: Message, newMessages: readonly NewMessage[]): Promise<FinishPlan>;
   /** After the outcome was recorded: a retry in a paused queue waits QUEUED; a removal frees slots and promotes. */
   afterFinish(tx: Tx, m: Message, removed: boolean, plan: FinishPlan, now: number): Promise<void>;
   /** Before a cancel selects its rows FOR UPDATE: locks the queues of the rows `fromWhere` matches. */
   lockForCancel(tx: Tx, fromWhere: string, values: readonly unknown[]): Promise<void>;
-  /** Takes cancelled (not in flight) rows out: deleted, or HELD like a finish; then releases parents, promotes. */
+  /** Takes cancelled (not in flight) rows out: ended (kept or deleted) or HELD; then releases parents, promotes. */
   removeCancelled(tx: Tx, messages: readonly Message[], now: number): Promise<void>;
   /** Re-applies the slots after a change of parallelism or pause (queue locked): demotes outside, promotes inside. */
   rebalance(tx: Tx, accountId: string, queueName: string, now: number): Promise<void>;
@@ -93,10 +94,12 @@ const finishLockSql = {
   name: "ferry_queue_lock_finish",
   text: `WITH q AS (SELECT parallelism, paused FROM queues WHERE account_id = $1 AND name = $2 FOR UPDATE)
     SELECT (SELECT parallelism FROM q) AS parallelism, (SELECT paused FROM q) AS paused,
-      EXISTS (SELECT 1 FROM messages WHERE parent_id = $3) AS has_children`,
+      EXISTS (SELECT 1 FROM messages WHERE parent_id = $3 AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL})
+        AS has_children`,
 };
+// Live rows only (messages_queue carries the same condition): a kept row has no slot (docs/states.md).
 const HEAD = `SELECT seq FROM messages WHERE account_id = $1 AND queue_name = $2 AND kind = 'message'
-  ORDER BY seq LIMIT $3`;
+  AND queue_name IS NOT NULL AND ${LIVE_ROW_SQL} ORDER BY seq LIMIT $3`;
 const promoteSql = {
   name: "ferry_queue_promote",
   text: `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END
@@ -116,11 +119,19 @@ const lockParentsSql = {
   name: "ferry_queue_lock_parents",
   text: "SELECT id FROM messages WHERE id = ANY($1::text[]) AND state = 'HELD' ORDER BY seq FOR UPDATE",
 };
+const NO_LIVE_CHILD = `NOT EXISTS (SELECT 1 FROM messages c WHERE c.parent_id = p.id AND c.parent_id IS NOT NULL
+  AND c.${LIVE_ROW_SQL})`;
+/** A released parent that derives its log ends as its outcome and stays (docs/states.md "The message row"). */
 const releaseParentsSql = {
   name: "ferry_queue_release_parents",
-  text: `DELETE FROM messages p WHERE id = ANY($1::text[]) AND state = 'HELD'
-      AND NOT EXISTS (SELECT 1 FROM messages c WHERE c.parent_id = p.id)
-    RETURNING account_id, kind, queue_name`,
+  text: `WITH ended AS (
+      UPDATE messages p SET state = COALESCE(p.outcome, 'CANCELED')
+      WHERE id = ANY($1::text[]) AND state = 'HELD' AND derived_log AND ${NO_LIVE_CHILD}
+      RETURNING account_id, kind, queue_name),
+    gone AS (
+      DELETE FROM messages p WHERE id = ANY($1::text[]) AND state = 'HELD' AND NOT derived_log AND ${NO_LIVE_CHILD}
+      RETURNING account_id, kind, queue_name)
+    SELECT * FROM ended UNION ALL SELECT * FROM gone`,
 };
 
 export function queueSlots(ctx: PgContext): PgQueueSlots {
@@ -211,13 +222,21 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
       if (queued.length > 0) {
         const rows = await tx.query<{ id: string }>(
           `UPDATE messages m SET state = 'HELD', lease_owner = NULL, lease_until = NULL
-           WHERE id = ANY($1::text[]) AND EXISTS (SELECT 1 FROM messages c WHERE c.parent_id = m.id) RETURNING id`,
+           WHERE id = ANY($1::text[]) AND EXISTS (SELECT 1 FROM messages c WHERE c.parent_id = m.id
+             AND c.parent_id IS NOT NULL AND c.${LIVE_ROW_SQL}) RETURNING id`,
           [queued],
         );
         for (const r of rows) held.add(r.id);
       }
       const gone = messages.filter((m) => !held.has(m.id));
-      await tx.execute("DELETE FROM messages WHERE id = ANY($1::text[])", [gone.map((m) => m.id)]);
+      // Rows that derive their log end as CANCELED and stay; the others go (docs/states.md "The message row").
+      const goneIds = gone.map((m) => m.id);
+      await tx.execute(
+        `UPDATE messages SET state = 'CANCELED', lease_owner = NULL, lease_until = NULL
+         WHERE id = ANY($1::text[]) AND derived_log`,
+        [goneIds],
+      );
+      await tx.execute("DELETE FROM messages WHERE id = ANY($1::text[]) AND NOT derived_log", [goneIds]);
       const parents = [...new Set(gone.flatMap((m) => (m.parentId !== undefined ? [m.parentId] : [])))];
       await releaseParents(tx, parents, now);
       const freed = await lockQueues(tx, queuesOf(gone), now, false);
@@ -235,7 +254,7 @@ export function queueSlots(ctx: PgContext): PgQueueSlots {
 
 const SELECT_QUEUE = `SELECT q.name, q.parallelism, q.paused, q.created_at, q.updated_at,
     (SELECT COUNT(*) FROM messages m WHERE m.account_id = q.account_id AND m.queue_name = q.name
-       AND m.kind = 'message' AND m.state <> 'HELD') AS lag
+       AND m.kind = 'message' AND m.state <> 'HELD' AND m.queue_name IS NOT NULL AND m.${LIVE_ROW_SQL}) AS lag
   FROM queues q`;
 
 /**

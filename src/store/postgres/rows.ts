@@ -2,7 +2,7 @@ import type { AccountRow as SharedAccountRow, MessageRow as SharedMessageRow } f
 import { joinLabels, urlPart } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import { ACCOUNT_COLUMNS, accountColumnValues } from "../adapter-parts.js";
-import type { NewMessage } from "../../domain/message.js";
+import type { Message } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
 /** A `messages` row as pg returns it (BIGINT parsed to numbers, see connection.ts). */
@@ -37,10 +37,27 @@ export const MESSAGE_COLUMNS = [
   ["labels", "text"],
   ["flow_key", "text"],
   ["dedup_id", "text"],
+  ["derived_log", "bool"],
+  ["first_leased_at", "int8"],
 ] as const;
 
+/**
+ * The message insert: unnestInsertSql plus the row's positions in the log (src/store/derived-log.ts), drawn from
+ * `log_seq` (migration 060) in row order after the sort (volatile expressions are computed after it): `seq` for the
+ * CREATED entry, then `active_seq` for the first ACTIVE entry of a row inserted leased that derives its log.
+ */
+export function messageInsertSql(): string {
+  const names = MESSAGE_COLUMNS.map(([c]) => c);
+  const arrays = MESSAGE_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`);
+  return `INSERT INTO messages (seq, active_seq, ${names.join(", ")})
+    SELECT nextval('log_seq'), CASE WHEN first_leased_at IS NULL THEN NULL ELSE nextval('log_seq') END,
+      ${names.join(", ")}
+    FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS r(${names.join(", ")}, ord)
+    ORDER BY ord`;
+}
+
 /** One value per MESSAGE_COLUMNS entry, in that order. */
-export function messageValues(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null): unknown[] {
+export function messageValues(m: Message, leaseOwner: string | null, leaseUntil: number | null): unknown[] {
   return [
     m.id,
     m.accountId,
@@ -66,6 +83,8 @@ export function messageValues(m: NewMessage, leaseOwner: string | null, leaseUnt
     joinLabels(m.spec.labels),
     m.spec.flowControl?.key ?? null,
     m.dedupId ?? null,
+    m.derivedLog === true,
+    m.derivedLog && leaseOwner !== null ? (m.firstLeasedAt ?? null) : null,
   ];
 }
 

@@ -1,4 +1,5 @@
 import { ulid } from "../../domain/ids.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import {
   type ScheduleMessageState,
   type ScheduleWithStates,
@@ -80,14 +81,15 @@ const claimSql = {
     RETURNING id`,
 };
 /**
- * The state of each message of the last ticks, in one statement (one snapshot): whether it is still in the hot
- * table, and its final log entry (the newest DELIVERED, FAILED or CANCELED one).
+ * The state of each message of the last ticks, in one statement (one snapshot): its live state, if any, and how it
+ * ended: its kept row's outcome, or for a row that left the table its final log entry (the newest DELIVERED, FAILED or
+ * CANCELED one).
  */
 const messageStatesSql = {
   name: "ferry_schedule_message_states",
-  text: `SELECT ids.id, m.state AS live,
-      (SELECT l.state FROM logs l WHERE l.message_id = ids.id AND l.state IN ('DELIVERED', 'FAILED', 'CANCELED')
-       ORDER BY l.seq DESC LIMIT 1) AS final
+  text: `SELECT ids.id, CASE WHEN m.${LIVE_ROW_SQL} THEN m.state END AS live,
+      COALESCE(m.outcome, (SELECT l.state FROM logs l WHERE l.message_id = ids.id
+        AND l.state IN ('DELIVERED', 'FAILED', 'CANCELED') ORDER BY l.seq DESC LIMIT 1)) AS final
     FROM unnest($1::text[]) AS ids(id) LEFT JOIN messages m ON m.id = ids.id`,
 };
 

@@ -106,9 +106,17 @@ CREATE TABLE flow_keys (
   CONSTRAINT flow_keys_pkey PRIMARY KEY (account_id, key)
 );
 
+-- table log_horizon
+CREATE TABLE log_horizon (
+  one boolean NOT NULL DEFAULT true,
+  before bigint NOT NULL,
+  CONSTRAINT log_horizon_one_check CHECK (one),
+  CONSTRAINT log_horizon_pkey PRIMARY KEY (one)
+);
+
 -- table logs
 CREATE TABLE logs (
-  seq bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  seq bigint NOT NULL DEFAULT nextval('log_seq'::regclass),
   account_id text NOT NULL,
   message_id text NOT NULL,
   state text NOT NULL,
@@ -129,7 +137,7 @@ CREATE TABLE logs (
 
 -- table messages
 CREATE TABLE messages (
-  seq bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  seq bigint NOT NULL DEFAULT nextval('log_seq'::regclass),
   id text NOT NULL,
   account_id text NOT NULL,
   kind text NOT NULL,
@@ -156,6 +164,14 @@ CREATE TABLE messages (
   flow_key text,
   dedup_id text,
   wait_reason text,
+  derived_log boolean NOT NULL DEFAULT false,
+  first_leased_at bigint,
+  active_seq bigint,
+  finished_at bigint,
+  finished_seq bigint,
+  outcome text,
+  last_status integer,
+  attempts integer NOT NULL DEFAULT 0,
   CONSTRAINT messages_id_key UNIQUE (id),
   CONSTRAINT messages_pkey PRIMARY KEY (seq)
 );
@@ -399,8 +415,17 @@ CREATE INDEX messages_account_active ON public.messages USING btree (account_id)
 -- index messages_active
 CREATE INDEX messages_active ON public.messages USING btree (lease_until) WHERE (state = 'ACTIVE'::text);
 
+-- index messages_active_seq
+CREATE INDEX messages_active_seq ON public.messages USING btree (account_id, active_seq) WHERE (active_seq IS NOT NULL);
+
 -- index messages_due
 CREATE INDEX messages_due ON public.messages USING btree (due_at) WHERE (state = ANY (ARRAY['CREATED'::text, 'RETRY'::text]));
+
+-- index messages_ended
+CREATE INDEX messages_ended ON public.messages USING btree (finished_at) WHERE (state = ANY (ARRAY['DELIVERED'::text, 'FAILED'::text, 'CANCELED'::text]));
+
+-- index messages_finished_seq
+CREATE INDEX messages_finished_seq ON public.messages USING btree (account_id, finished_seq) WHERE (finished_seq IS NOT NULL);
 
 -- index messages_flow_active
 CREATE INDEX messages_flow_active ON public.messages USING btree (account_id, flow_key) WHERE ((state = 'ACTIVE'::text) AND (flow_key IS NOT NULL));
@@ -411,14 +436,17 @@ CREATE INDEX messages_flow_waiting ON public.messages USING btree (account_id, f
 -- index messages_global_waiting
 CREATE INDEX messages_global_waiting ON public.messages USING btree (account_id, seq) WHERE ((state = 'WAITING'::text) AND (wait_reason = 'global'::text));
 
+-- index messages_live
+CREATE INDEX messages_live ON public.messages USING btree (account_id, seq) WHERE (state <> ALL (ARRAY['DELIVERED'::text, 'FAILED'::text, 'CANCELED'::text]));
+
 -- index messages_owner
 CREATE INDEX messages_owner ON public.messages USING btree (lease_owner) WHERE (state = 'ACTIVE'::text);
 
 -- index messages_parent
-CREATE INDEX messages_parent ON public.messages USING btree (parent_id) WHERE (parent_id IS NOT NULL);
+CREATE INDEX messages_parent ON public.messages USING btree (parent_id) WHERE ((parent_id IS NOT NULL) AND (state <> ALL (ARRAY['DELIVERED'::text, 'FAILED'::text, 'CANCELED'::text])));
 
 -- index messages_queue
-CREATE INDEX messages_queue ON public.messages USING btree (account_id, queue_name, seq) WHERE (queue_name IS NOT NULL);
+CREATE INDEX messages_queue ON public.messages USING btree (account_id, queue_name, seq) WHERE ((queue_name IS NOT NULL) AND (state <> ALL (ARRAY['DELIVERED'::text, 'FAILED'::text, 'CANCELED'::text])));
 
 -- index messages_queued
 CREATE INDEX messages_queued ON public.messages USING btree (seq) WHERE (state = 'QUEUED'::text);

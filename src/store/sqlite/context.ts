@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { LogEntry } from "../../domain/log.js";
-import type { NewMessage } from "../../domain/message.js";
+import type { Message } from "../../domain/message.js";
 import type { UsageMetric } from "../store.js";
 import { urlPart } from "../rows-shared.js";
 import { flowEngine } from "./flow-control.js";
@@ -18,13 +18,23 @@ export interface SqliteContext {
   /** Every write goes through here; reads use `db` directly. */
   write<T>(op: () => T): Promise<T>;
   insertLog(entry: LogEntry): void;
-  insertMessage(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null): void;
+  /**
+   * Inserts a message row; one that derives its log (`derivedLog`) gets its CREATED entry's position as `seq`, and,
+   * inserted leased (`firstLeasedAt`), its first ACTIVE entry's.
+   */
+  insertMessage(m: Message, leaseOwner: string | null, leaseUntil: number | null): void;
+  /** The next position in the log (src/store/derived-log.ts); only inside `write`. */
+  nextLogSeq(): number;
   addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
   /** Writes what is queued, waits until it is durable, then closes the connection. */
   close(): Promise<void>;
 }
 
 const MESSAGE_COLUMNS = [
+  "seq",
+  "derived_log",
+  "first_leased_at",
+  "active_seq",
   "id",
   "account_id",
   "kind",
@@ -49,6 +59,7 @@ const MESSAGE_COLUMNS = [
   "dedup_id",
 ];
 const LOG_COLUMNS = [
+  "seq",
   "account_id",
   "message_id",
   "state",
@@ -88,12 +99,34 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
     string,
     { accountId: string; minute: number; metric: UsageMetric; count: number; bytes: number }
   >();
+  // The log's positions (src/store/derived-log.ts): read once per transaction, written back before its COMMIT. The
+  // write lock makes this safe with another process (the CLI) writing the same file. A row inserted without a `seq`
+  // (by hand, or by a tool that does not know the counter) advances AUTOINCREMENT instead: the read takes that too,
+  // so a position is never handed out twice.
+  const readLogSeq = db
+    .prepare(
+      `SELECT MAX((SELECT value FROM id_counters WHERE name = 'log_seq'),
+         COALESCE((SELECT MAX(seq) FROM sqlite_sequence WHERE name IN ('logs', 'messages')), 0))`,
+    )
+    .pluck();
+  const writeLogSeq = db.prepare("UPDATE id_counters SET value = ? WHERE name = 'log_seq'");
+  let logSeq: number | undefined;
+  let logSeqRead = 0;
+  const nextLogSeq = (): number => {
+    if (logSeq === undefined) logSeq = logSeqRead = readLogSeq.get() as number;
+    return ++logSeq;
+  };
   const batcher = new WriteBatcher(db, {
     beforeCommit: () => {
       for (const u of pendingUsage.values()) addUsage.run(u.accountId, u.minute, u.metric, u.count, u.bytes);
       pendingUsage.clear();
+      if (logSeq !== undefined && logSeq !== logSeqRead) writeLogSeq.run(logSeq);
+      logSeq = undefined;
     },
-    afterRollback: () => pendingUsage.clear(),
+    afterRollback: () => {
+      pendingUsage.clear();
+      logSeq = undefined;
+    },
     ...(walSync
       ? {
           afterDurable: (done: () => void, failed: (e: unknown) => void) => walSync.afterDurable(done, failed),
@@ -111,9 +144,12 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   return {
     db,
     write: (op) => batcher.run(op),
-    insertLog: (e) => insertLog.run(logParams(e)),
+    nextLogSeq,
+    insertLog: (e) => insertLog.run(logParams(e, nextLogSeq())),
     insertMessage: (m, owner, until) => {
-      insertMessage.run(messageParams(m, owner, until));
+      const seq = nextLogSeq();
+      const activeSeq = m.derivedLog && m.firstLeasedAt !== undefined ? nextLogSeq() : null;
+      insertMessage.run(messageParams(m, owner, until, seq, activeSeq));
       flow.noteInsert(m); // a message's flow-control value configures its key (unless pinned)
     },
     addUsage: (accountId, now, metric, count, bytes) => {

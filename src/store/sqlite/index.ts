@@ -7,6 +7,7 @@ import { dlqQueries } from "./dlq.js";
 import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
+import { messageRowQueries } from "./message-rows.js";
 import { scheduleQueries } from "./schedules.js";
 import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
@@ -34,5 +35,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...combineParts(ctx, [queueQueries, flowControlQueries, customerQueries, searchIndexQueries, usageQueries]),
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
     ...combineParts(ctx, [workflowQueries]),
+    ...combineParts(ctx, [messageRowQueries]),
   };
 }

@@ -1,7 +1,14 @@
 import { claimTime } from "../claim-clock.js";
 import { planCancel } from "../../domain/cancel-plan.js";
 import { dedupKeyLive, planInsert, wantsFastPath } from "../../domain/insert-plan.js";
-import { type FinishRecords, finishKind, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
+import {
+  ENDED_STATE,
+  type FinishRecords,
+  finishKind,
+  isPlainDelivery,
+  planFinishRecords,
+} from "../../domain/finish-plan.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import { logEntry } from "../../domain/log.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { InsertItem, InsertResult } from "../store.js";
@@ -13,7 +20,8 @@ import { type MessageRow, messageFromRow } from "./rows.js";
 import { workflowWrites } from "./workflow-writes.js";
 
 /**
- * Inserts messages with their CREATED (and, when leased, ACTIVE) log entries and usage, skipping live duplicates.
+ * Inserts messages (each row standing for its CREATED entry, and its first ACTIVE one when leased: docs/states.md
+ * "The message row"; the entries of a redacted message written out) and usage, skipping live duplicates.
  * Synchronous: call it inside `ctx.write` (publish, attempt outcomes, schedule ticks share it).
  */
 export function messageInserter(
@@ -56,7 +64,7 @@ export function messageInserter(
 export function messageQueries(ctx: SqliteContext): MessageQueries {
   const { db } = ctx;
   const queues = queueSlots(ctx);
-  const get = db.prepare("SELECT * FROM messages WHERE id = ? AND account_id = ?");
+  const get = db.prepare(`SELECT * FROM messages WHERE id = ? AND account_id = ? AND ${LIVE_ROW_SQL}`);
   // The claim, with flow control and global parallelism decided in the same transaction (flow-control.ts).
   // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
   const flow = flowEngine(db);
@@ -79,11 +87,27 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
     "SELECT MIN(due_at) AS due FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at > ?",
   );
   const deleteOwned = db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
+  // Rows that derive their log (docs/states.md "The message row") stay: the first lease and the end are stamped on
+  // them, and a plain delivery is one UPDATE (it was one DELETE).
+  const firstLease = db.prepare(
+    "UPDATE messages SET first_leased_at = ?, active_seq = ? WHERE id = ? AND first_leased_at IS NULL",
+  );
+  const deliverKept = db.prepare(
+    `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
+       finished_at = @now, finished_seq = @seq, last_status = @status, attempts = attempts + 1
+     WHERE id = @id AND lease_owner = @owner AND state = 'ACTIVE'`,
+  );
+  const stampEnd = db.prepare(
+    `UPDATE messages SET outcome = @outcome, finished_at = @now, finished_seq = @seq,
+       last_status = CASE WHEN @attempted = 1 THEN @status ELSE last_status END, attempts = attempts + @attempted
+     WHERE id = @id AND derived_log = 1`,
+  );
   const ownedRow = db.prepare(
     "SELECT cancel_requested FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'",
   );
   const toRetry = db.prepare(
-    `UPDATE messages SET state = 'RETRY', due_at = ?, retried = retried + 1, lease_owner = NULL, lease_until = NULL
+    `UPDATE messages SET state = 'RETRY', due_at = ?, retried = retried + 1, lease_owner = NULL, lease_until = NULL,
+       last_status = ?, attempts = attempts + 1
      WHERE id = ?`,
   );
   const markCancel = db.prepare("UPDATE messages SET cancel_requested = 1 WHERE id = ?");
@@ -117,7 +141,15 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
         // The write may have queued behind others: windows start when the claim really runs (see the Store).
         const at = claimTime({ now, ...(liveClockOffsetMs === undefined ? {} : { liveClockOffsetMs }) });
         const messages = flow.claim({ now: at, limit, owner, leaseUntil, ...(destinations ? { destinations } : {}) });
-        for (const m of messages) ctx.insertLog(logEntry(m, "ACTIVE", at));
+        for (const m of messages) {
+          // The first lease of a row that derives its log is stamped on it; any other lease logs its ACTIVE entry.
+          if (m.derivedLog && m.firstLeasedAt === undefined) {
+            firstLease.run(at, ctx.nextLogSeq(), m.id);
+            m.firstLeasedAt = at;
+          } else {
+            ctx.insertLog(logEntry(m, "ACTIVE", at));
+          }
+        }
         return messages;
       }),
 
@@ -140,17 +172,27 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
         const { message: m, owner, now, outcome, newMessages } = p;
         if (isPlainDelivery(p)) {
           // One statement instead of a read and a delete: a plain delivery has no cancel flag, slot or parent to look at.
-          if (deleteOwned.run(m.id, owner).changes === 0) return false; // the lease was lost
-          writeRecords(planFinishRecords(p, "delivered"), now);
+          const records = planFinishRecords(p, "delivered");
+          const changed = m.derivedLog
+            ? deliverKept.run({ now, seq: ctx.nextLogSeq(), status: records.lastStatus, id: m.id, owner }).changes
+            : deleteOwned.run(m.id, owner).changes;
+          if (changed === 0) return false; // the lease was lost
+          writeRecords(records, now);
           flow.afterFinish(m, now);
           return true;
         }
         const row = ownedRow.get(m.id, owner) as { cancel_requested: number } | undefined;
         if (!row) return false; // the lease was lost: another node owns this message now
         const kind = finishKind(outcome, row.cancel_requested === 1);
+        const records = planFinishRecords(p, kind);
+        if (kind !== "retry") {
+          const seq = kind === "delivered" && m.derivedLog ? ctx.nextLogSeq() : null;
+          const end = { outcome: ENDED_STATE[kind], now, seq, attempted: 1, status: records.lastStatus, id: m.id };
+          stampEnd.run(end); // before the row ends (queues.release): its outcome is the state it keeps
+        }
         switch (kind) {
           case "retry":
-            toRetry.run((outcome as { dueAt: number }).dueAt, m.id);
+            toRetry.run((outcome as { dueAt: number }).dueAt, records.lastStatus, m.id);
             queues.retrying(m);
             break;
           case "failed": {
@@ -173,7 +215,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
             queues.release(m, newMessages);
             break;
         }
-        writeRecords(planFinishRecords(p, kind), now);
+        writeRecords(records, now);
         flow.afterFinish(m, now); // a slot of its key and of its account is free again
         insertNew(
           newMessages.map((message) => ({ message })),
@@ -186,7 +228,8 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
     messageCancel: ({ accountId, now, filter, count }) =>
       ctx.write(() => {
         const { where, params } = filterSql(filter, { time: "created_at", idColumn: "id" });
-        const sql = `SELECT * FROM messages WHERE account_id = ? AND state != 'HELD' AND cancel_requested = 0
+        const sql = `SELECT * FROM messages WHERE account_id = ? AND ${LIVE_ROW_SQL} AND state != 'HELD'
+          AND cancel_requested = 0
           ${where.map((w) => `AND ${w}`).join(" ")} ORDER BY seq ${count !== undefined ? "LIMIT ?" : ""}`;
         const rows = db.prepare(sql).all(accountId, ...params, ...(count !== undefined ? [count] : [])) as MessageRow[];
         for (const row of rows) {
@@ -196,6 +239,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
           if (plan.inFlight) {
             markCancel.run(m.id);
           } else {
+            stampEnd.run({ outcome: "CANCELED", now, seq: null, attempted: 0, status: null, id: m.id });
             queues.release(m, []);
             ctx.addUsage(accountId, now, "canceled", 1, 0);
           }

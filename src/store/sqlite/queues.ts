@@ -11,6 +11,7 @@ import { type QueueRow, queueFromRow } from "../rows-shared.js";
 import type { QueueQueries } from "../adapter-parts.js";
 import type { InsertResult } from "../store.js";
 import type { SqliteContext } from "./context.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 
 /**
  * FIFO queues on SQLite, kept in the store so the rule holds with several nodes on one database. The rules (which
@@ -24,8 +25,9 @@ export interface QueueSlots {
   /** After an insert: creates the queues that do not exist yet (parallelism 1) and promotes each touched queue. */
   afterInsert(results: InsertResult[], now: number): void;
   /**
-   * Takes a finished row (delivered, failed or cancelled) out of the hot table: deleted, or HELD when it is a queue
-   * message with callbacks still to finish. Then releases a HELD parent whose last callback this was, and promotes.
+   * Takes a finished row (delivered, failed or cancelled) out of the live rows: ended as its outcome and kept when it
+   * derives its log (docs/states.md "The message row"), else deleted; or HELD when it is a queue message with
+   * callbacks still to finish. Then releases a HELD parent whose last callback this was, and promotes.
    */
   release(m: Message, newMessages: readonly NewMessage[]): void;
   /** After a retry outcome: the message keeps its slot, but waits as QUEUED while its queue is paused. */
@@ -41,8 +43,9 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
     `INSERT INTO queues (account_id, name, parallelism, paused, created_at, updated_at) VALUES (?, ?, 1, 0, ?, ?)
      ON CONFLICT (account_id, name) DO NOTHING`,
   );
+  // Live rows only (messages_queue carries the same condition): a kept row has no slot (docs/states.md).
   const head = `SELECT seq FROM messages WHERE account_id = @accountId AND queue_name = @queueName AND kind = 'message'
-    ORDER BY seq LIMIT @slots`;
+    AND queue_name IS NOT NULL AND ${LIVE_ROW_SQL} ORDER BY seq LIMIT @slots`;
   const promote = db.prepare(
     `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END
      WHERE state = 'QUEUED' AND seq IN (${head})`,
@@ -53,10 +56,20 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
        AND seq NOT IN (${head})`,
   );
   const toQueued = db.prepare("UPDATE messages SET state = 'QUEUED' WHERE id = ? AND state = 'RETRY'");
-  const remove = db.prepare("DELETE FROM messages WHERE id = ?");
+  // A row that derives its log ends as its outcome and stays (docs/states.md "The message row"); any other goes.
+  const endKept = db.prepare(
+    `UPDATE messages SET state = COALESCE(outcome, 'CANCELED'), lease_owner = NULL, lease_until = NULL
+     WHERE id = ? AND derived_log = 1`,
+  );
+  const removeRow = db.prepare("DELETE FROM messages WHERE id = ? AND derived_log = 0");
+  const endRow = (id: string) => {
+    if (endKept.run(id).changes === 0) removeRow.run(id);
+  };
   const hold = db.prepare("UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE id = ?");
-  const childCount = db.prepare("SELECT COUNT(*) AS n FROM messages WHERE parent_id = ?");
-  const parentOf = db.prepare("SELECT account_id, kind, state, queue_name FROM messages WHERE id = ?");
+  const childCount = db.prepare(
+    `SELECT COUNT(*) AS n FROM messages WHERE parent_id = ? AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL}`,
+  );
+  const parentOf = db.prepare(`SELECT account_id, kind, state, queue_name FROM messages WHERE id = ? AND ${LIVE_ROW_SQL}`);
 
   const slotsOf = (accountId: string, queueName: string): number =>
     queueSlotCount(config.get(accountId, queueName) as { parallelism: number; paused: number } | undefined);
@@ -72,7 +85,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
       | { account_id: string; kind: string; state: string; queue_name: string | null }
       | undefined;
     if (!parent || !parentReleasable(parent, (childCount.get(parentId) as { n: number }).n)) return;
-    remove.run(parentId);
+    endRow(parentId);
     if (parent.kind === "message" && parent.queue_name !== null) promoteQueue(parent.account_id, parent.queue_name);
   };
 
@@ -91,7 +104,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
         stored: () => (childCount.get(m.id) as { n: number }).n > 0,
       });
       if (holds) hold.run(m.id);
-      else remove.run(m.id);
+      else endRow(m.id);
       if (m.parentId !== undefined) releaseParent(m.parentId);
       if (inQueue(m)) promoteQueue(m.accountId, m.queueName);
     },
@@ -113,7 +126,7 @@ export function queueQueries(ctx: SqliteContext): QueueQueries {
   const slots = queueSlots(ctx);
   const select = `SELECT q.name, q.parallelism, q.paused, q.created_at, q.updated_at,
       (SELECT COUNT(*) FROM messages m WHERE m.account_id = q.account_id AND m.queue_name = q.name
-         AND m.kind = 'message' AND m.state != 'HELD') AS lag
+         AND m.kind = 'message' AND m.state != 'HELD' AND m.queue_name IS NOT NULL AND m.${LIVE_ROW_SQL}) AS lag
     FROM queues q`;
   const getQueue = db.prepare(`${select} WHERE q.account_id = ? AND q.name = ?`);
   const listQueues = db.prepare(`${select} WHERE q.account_id = ? ORDER BY q.name`);

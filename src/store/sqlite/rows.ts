@@ -2,15 +2,25 @@ import type { AccountRow as SharedAccountRow, MessageRow as SharedMessageRow } f
 import { joinLabels } from "../rows-shared.js";
 import type { LogEntry } from "../../domain/log.js";
 import { ACCOUNT_COLUMNS, type AccountColumn, accountColumnValues } from "../adapter-parts.js";
-import type { NewMessage } from "../../domain/message.js";
+import type { Message } from "../../domain/message.js";
 import type { Account } from "../store.js";
 
 /** A `messages` row as better-sqlite3 returns it. */
 export type MessageRow = SharedMessageRow<number>;
 
-/** Named parameters for inserting a message row (the column list lives in messages.ts). */
-export function messageParams(m: NewMessage, leaseOwner: string | null, leaseUntil: number | null) {
+/** Named parameters for inserting a message row (the column list lives in context.ts). */
+export function messageParams(
+  m: Message,
+  leaseOwner: string | null,
+  leaseUntil: number | null,
+  seq: number,
+  activeSeq: number | null,
+) {
   return {
+    seq,
+    derived_log: m.derivedLog ? 1 : 0,
+    first_leased_at: activeSeq === null ? null : (m.firstLeasedAt ?? null),
+    active_seq: activeSeq,
     id: m.id,
     account_id: m.accountId,
     kind: m.kind,
@@ -36,8 +46,9 @@ export function messageParams(m: NewMessage, leaseOwner: string | null, leaseUnt
   };
 }
 
-export function logParams(e: LogEntry) {
+export function logParams(e: LogEntry, seq: number) {
   return {
+    seq,
     account_id: e.accountId,
     message_id: e.messageId,
     state: e.state,

@@ -1,4 +1,5 @@
 import { ulid } from "../../domain/ids.js";
+import { LIVE_ROW_SQL } from "../derived-log.js";
 import {
   type ScheduleMessageState,
   type ScheduleWithStates,
@@ -46,7 +47,10 @@ export function scheduleQueries(ctx: SqliteContext): ScheduleStore {
        error = CASE WHEN @firedAt IS NULL THEN error ELSE @error END
      WHERE account_id = @accountId AND id = @id AND next_run_at = @dueAt AND revision = @revision`,
   );
-  const liveMessage = db.prepare("SELECT state FROM messages WHERE id = ?");
+  // A row that ended and is kept (docs/states.md "The message row") holds its outcome; older rows' ends are logged.
+  const liveMessage = db.prepare(
+    `SELECT CASE WHEN ${LIVE_ROW_SQL} THEN state END AS state, outcome FROM messages WHERE id = ?`,
+  );
   const finalLog = db.prepare(
     `SELECT state FROM logs WHERE message_id = ? AND state IN ('DELIVERED', 'FAILED', 'CANCELED')
      ORDER BY seq DESC LIMIT 1`,
@@ -56,10 +60,13 @@ export function scheduleQueries(ctx: SqliteContext): ScheduleStore {
     const schedule = scheduleFromRow(row);
     const lastStates: Record<string, ScheduleMessageState> = {};
     for (const id of schedule.lastMessageIds) {
-      const live = liveMessage.get(id) as { state: string } | undefined;
-      // A HELD row is finished and only keeps its queue slot: its log tells how it ended.
-      const final = live && live.state !== "HELD" ? undefined : (finalLog.get(id) as { state: string } | undefined);
-      const state = scheduleMessageState(live !== undefined && live.state !== "HELD", final?.state);
+      const row = liveMessage.get(id) as { state: string | null; outcome: string | null } | undefined;
+      // A HELD row is finished and only keeps its queue slot: its outcome, or else its log, tells how it ended.
+      const live = row !== undefined && row.state !== null && row.state !== "HELD";
+      const final = live
+        ? undefined
+        : (row?.outcome ?? (finalLog.get(id) as { state: string } | undefined)?.state ?? undefined);
+      const state = scheduleMessageState(live, final);
       if (state !== undefined) lastStates[id] = state;
     }
     return { ...schedule, lastStates };

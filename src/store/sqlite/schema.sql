@@ -134,7 +134,7 @@ CREATE TABLE messages (
   labels           TEXT, -- ",a,b," so one LIKE finds a label
   flow_key         TEXT,
   dedup_id         TEXT
-, wait_reason TEXT);
+, wait_reason TEXT, derived_log INTEGER NOT NULL DEFAULT 0, first_leased_at INTEGER, active_seq INTEGER, finished_at INTEGER, finished_seq INTEGER, outcome TEXT, last_status INTEGER, attempts INTEGER NOT NULL DEFAULT 0);
 
 -- table queues
 CREATE TABLE queues (
@@ -398,8 +398,17 @@ CREATE INDEX messages_account ON messages (account_id, seq);
 -- index messages_active
 CREATE INDEX messages_active ON messages (lease_until) WHERE state = 'ACTIVE';
 
+-- index messages_active_seq
+CREATE INDEX messages_active_seq ON messages (account_id, active_seq) WHERE active_seq IS NOT NULL;
+
 -- index messages_due
 CREATE INDEX messages_due ON messages (due_at) WHERE state IN ('CREATED', 'RETRY');
+
+-- index messages_ended
+CREATE INDEX messages_ended ON messages (finished_at) WHERE state IN ('DELIVERED', 'FAILED', 'CANCELED');
+
+-- index messages_finished_seq
+CREATE INDEX messages_finished_seq ON messages (account_id, finished_seq) WHERE finished_seq IS NOT NULL;
 
 -- index messages_flow_active
 CREATE INDEX messages_flow_active ON messages (account_id, flow_key) WHERE state = 'ACTIVE' AND flow_key IS NOT NULL;
@@ -410,11 +419,16 @@ CREATE INDEX messages_flow_waiting ON messages (account_id, flow_key, seq) WHERE
 -- index messages_global_waiting
 CREATE INDEX messages_global_waiting ON messages (account_id, seq) WHERE state = 'WAITING' AND wait_reason = 'global';
 
+-- index messages_live
+CREATE INDEX messages_live ON messages (account_id, seq) WHERE state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
+
 -- index messages_parent
-CREATE INDEX messages_parent ON messages (parent_id) WHERE parent_id IS NOT NULL;
+CREATE INDEX messages_parent ON messages (parent_id)
+  WHERE parent_id IS NOT NULL AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
 
 -- index messages_queue
-CREATE INDEX messages_queue ON messages (account_id, queue_name, seq) WHERE queue_name IS NOT NULL;
+CREATE INDEX messages_queue ON messages (account_id, queue_name, seq)
+  WHERE queue_name IS NOT NULL AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
 
 -- index messages_queued
 CREATE INDEX messages_queued ON messages (seq) WHERE state = 'QUEUED';

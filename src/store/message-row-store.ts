@@ -1,0 +1,125 @@
+import type { EndedState, MessageKind, MessageState } from "../domain/message.js";
+import type { MessageFilter, Order } from "./store.js";
+
+/**
+ * One row per message with its current state, read straight from the message row (docs/states.md "The message
+ * row"): what a list of messages (rather than of log entries) shows, paged by message. Merged into `Store`; both
+ * adapters implement it (`message-rows.ts`). Rows from before migration 060 and rows of messages with
+ * Svc-Redact-Fields leave the table when they end, so only their live part is here.
+ */
+export interface MessageRowRecord {
+  id: string;
+  accountId: string;
+  kind: MessageKind;
+  parentId?: string;
+  url: string;
+  topicName?: string;
+  endpointName?: string;
+  queueName?: string;
+  scheduleId?: string;
+  callerIp?: string;
+  labels?: string[];
+  flowKey?: string;
+  /** The row's state: a live one (QUEUED: behind its FIFO queue; WAITING: held by flow control), or how it ended. */
+  state: MessageState | EndedState;
+  /** WAITING: `key` (its flow-control key's limits) or `global` (the account's max_global_parallelism). */
+  waitReason?: string;
+  /** A finished row (ended, or HELD for its callbacks): how it ended. */
+  outcome?: EndedState;
+  createdAt: number;
+  /** When its next attempt is due (live rows: CREATED, RETRY; for a delayed message, its delay). */
+  dueAt: number;
+  firstLeasedAt?: number;
+  finishedAt?: number;
+  attempts: number;
+  /** The destination's status of the last attempt. */
+  lastStatus?: number;
+  /** The body's size in bytes: the list never carries bodies (`messageGet` does, for live rows). */
+  bodySize: number;
+}
+
+export interface MessageRowFilter extends MessageFilter {
+  /** The row's states (live or ended), as in `MessageRowRecord.state`. */
+  state?: string[];
+}
+
+export interface MessageRowStore {
+  /** The account's message rows by arrival (`seq`), `count` at most, after `cursor` (the `cursor` of the last page). */
+  messageRowList(p: {
+    accountId: string;
+    filter: MessageRowFilter;
+    cursor?: string;
+    count: number;
+    order: Order;
+  }): Promise<{ rows: MessageRowRecord[]; cursor?: string }>;
+}
+
+/** The columns the list reads (no body); `body_size` is the dialect's length of the body. */
+export const MESSAGE_ROW_COLUMNS = `seq, id, account_id, kind, parent_id, url, topic_name, endpoint_name, queue_name,
+  schedule_id, caller_ip, labels, flow_key, state, wait_reason, outcome, created_at, due_at, first_leased_at,
+  finished_at, attempts, last_status`;
+
+export interface MessageRowRow {
+  seq: number | string;
+  id: string;
+  account_id: string;
+  kind: string;
+  parent_id: string | null;
+  url: string;
+  topic_name: string | null;
+  endpoint_name: string | null;
+  queue_name: string | null;
+  schedule_id: string | null;
+  caller_ip: string | null;
+  labels: string | null;
+  flow_key: string | null;
+  state: string;
+  wait_reason: string | null;
+  outcome: string | null;
+  created_at: number;
+  due_at: number;
+  first_leased_at: number | null;
+  finished_at: number | null;
+  attempts: number;
+  last_status: number | null;
+  body_size: number | null;
+}
+
+export function messageRowFromRow(r: MessageRowRow): MessageRowRecord {
+  const m: MessageRowRecord = {
+    id: r.id,
+    accountId: r.account_id,
+    kind: r.kind as MessageKind,
+    url: r.url,
+    state: r.state as MessageRowRecord["state"],
+    createdAt: r.created_at,
+    dueAt: r.due_at,
+    attempts: r.attempts,
+    bodySize: r.body_size ?? 0,
+  };
+  if (r.parent_id !== null) m.parentId = r.parent_id;
+  if (r.topic_name !== null) m.topicName = r.topic_name;
+  if (r.endpoint_name !== null) m.endpointName = r.endpoint_name;
+  if (r.queue_name !== null) m.queueName = r.queue_name;
+  if (r.schedule_id !== null) m.scheduleId = r.schedule_id;
+  if (r.caller_ip !== null) m.callerIp = r.caller_ip;
+  if (r.labels !== null) m.labels = r.labels.split(",").filter((l) => l !== "");
+  if (r.flow_key !== null) m.flowKey = r.flow_key;
+  if (r.wait_reason !== null) m.waitReason = r.wait_reason;
+  if (r.outcome !== null) m.outcome = r.outcome as EndedState;
+  if (r.first_leased_at !== null) m.firstLeasedAt = r.first_leased_at;
+  if (r.finished_at !== null) m.finishedAt = r.finished_at;
+  if (r.last_status !== null) m.lastStatus = r.last_status;
+  return m;
+}
+
+/** A page of rows read with one more than `count`: the rows, and the cursor when there is a next page. */
+export function messageRowPage(
+  rows: readonly MessageRowRow[],
+  count: number,
+): { rows: MessageRowRecord[]; cursor?: string } {
+  const page = rows.slice(0, count);
+  const out: { rows: MessageRowRecord[]; cursor?: string } = { rows: page.map(messageRowFromRow) };
+  if (rows.length > count && page.length > 0) out.cursor = String(page[page.length - 1]!.seq);
+  return out;
+}
