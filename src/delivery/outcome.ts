@@ -59,10 +59,7 @@ export function decideOutcome(p: {
   const logs: LogEntry[] = [];
   if (isSuccess(r)) {
     outcome = { kind: "delivered" };
-    // A workflow's failure function answer is shown in the run logs and the DLQ (docs/workflows.md "Failures").
-    const delivered: LogDetails = m.kind === "failure_callback" ? errorDetails(r) : { responseStatus: r.status! };
-    delete delivered.error;
-    logs.push(logEntry(m, "DELIVERED", now, delivered));
+    logs.push(logEntry(m, "DELIVERED", now, { responseStatus: r.status! }));
   } else {
     logs.push(logEntry(m, "ERROR", now, errorDetails(r)));
     if (m.retried < m.spec.retries && !isNonRetryable(r, p.nonRetryableHeader) && !m.cancelRequested) {

@@ -17,7 +17,7 @@ export interface RunRow {
   invoker: string | null;
   caller_ip: string | null;
   dlq_id: string | null;
-  /** Migration 051. */
+  /** Migration 061. */
   failure_message_id: string | null;
   flow_key: string | null;
   rest_trigger: number | boolean;

@@ -203,7 +203,6 @@ describe("workflow events with the official SDK", () => {
       responseStatus: 200,
     });
     expect(run.failureFunction!.messageId).toMatch(/^msg_/);
-    expect(run.failureFunction!.responseBody).toContain("handled");
 
     // The DLQ entry reads the same failure callback (contract §6.10), and retrying it runs the failure function again.
     const { messages } = await client.dlq.list({ filter: { workflowRunId } });
