@@ -18,7 +18,7 @@ import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
 import { timerDelay } from "../domain/timers.js";
-import { failedRunEnd, prepareWorkflowAttempt } from "./workflow-delivery.js";
+import { failedRunEnd, prepareWorkflowAttempt, restTriggerAnswer } from "./workflow-delivery.js";
 import { logEntry } from "../domain/log.js";
 
 export interface DispatcherDeps {
@@ -357,7 +357,7 @@ export class Dispatcher {
     const now = clock.now();
     const decision = decideOutcome({
       message: m,
-      response,
+      response: workflow ? restTriggerAnswer(workflow, m, response, dialect) : response,
       now,
       nonRetryableHeader: this.nonRetryableHeader.get(dialect.name)!,
       callbacks: this.deps.callbacks,
@@ -365,7 +365,9 @@ export class Dispatcher {
       ...(workflow ? { workflow: workflow.run } : {}),
     });
     const o = decision.outcome;
-    const workflowEnd = workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now) } : {};
+    const failureId = decision.newMessages.find((n) => n.kind === "failure_callback")?.id;
+    const workflowEnd =
+      workflow && o.kind === "failed" ? { workflowEnd: failedRunEnd(workflow.run, o.dlqId, now, failureId) } : {};
     const applied = await store.messageFinish({ message: m, owner: this.owner, now, ...decision, ...workflowEnd });
     if (!applied) this.deps.log.warn({ messageId: m.id }, "lease lost during the attempt; outcome dropped");
     else {

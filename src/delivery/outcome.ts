@@ -26,6 +26,7 @@ const isSuccess = (r: AttemptResponse) => r.status !== undefined && r.status >= 
 
 /** 489 with `Svc-NonRetryable-Error: true` fails the message at once (docs/messaging.md "Retries"). */
 function isNonRetryable(r: AttemptResponse, headerName: string): boolean {
+  if (r.nonRetryable === true) return true;
   return r.status === 489 && r.headers[headerName]?.[0]?.trim().toLowerCase() === "true";
 }
 

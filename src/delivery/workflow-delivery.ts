@@ -1,5 +1,5 @@
 import type { Dialect } from "../domain/dialect.js";
-import type { Message } from "../domain/message.js";
+import type { AttemptResponse, Message } from "../domain/message.js";
 import { historyBody, invokeFollowUp, type WorkflowRun } from "../domain/workflow.js";
 import type { Store } from "../store/store.js";
 import type { RunEnd } from "../store/workflow-store.js";
@@ -47,10 +47,35 @@ export async function prepareWorkflowAttempt(
 }
 
 /** The end of the run whose step failed for good (contract §6.7), with its invoker's result step (§6.5). */
-export function failedRunEnd(run: WorkflowRun, dlqId: string, now: number): RunEnd {
+export function failedRunEnd(run: WorkflowRun, dlqId: string, now: number, failureMessageId?: string): RunEnd {
   const end: RunEnd = { accountId: run.accountId, runId: run.runId, state: "RUN_FAILED", dlqId, now };
+  if (failureMessageId !== undefined) end.failureMessageId = failureMessageId;
   const followUp = invokeFollowUp(run, "RUN_FAILED", undefined, now);
   if (followUp) end.followUp = followUp;
   return end;
 }
 
+
+/** The error of a REST trigger whose endpoint is no workflow SDK (contract §6.11, the SDK's CI). */
+export const NOT_AN_SDK_ERROR = "trigger rest api is only usable with sdk versions after v1.0.0 major version";
+
+/**
+ * The first delivery of a run created by `POST /v2/trigger` reached an endpoint: a workflow SDK answers with its
+ * `…-Workflow-Sdk` header (the SDK's WF_DetectTrigger). A 2xx without it is no SDK, and the run fails at once with
+ * the SDK's own error text (contract §6.11) instead of staying started forever: the answer becomes a non-retryable
+ * failure, so the step goes to the DLQ and the run to RUN_FAILED.
+ */
+export function restTriggerAnswer(
+  attempt: WorkflowAttempt,
+  m: Message,
+  response: AttemptResponse,
+  dialect: Dialect,
+): AttemptResponse {
+  const { run } = attempt;
+  if (!run.restTrigger || m.id !== run.initMessageId) return response;
+  if (response.status === undefined || response.status < 200 || response.status >= 300) return response;
+  const sdkHeader = dialect.key("Workflow-Sdk");
+  if (Object.keys(response.headers).some((name) => name.toLowerCase() === sdkHeader)) return response;
+  const { status: _status, ...rest } = response;
+  return { ...rest, error: NOT_AN_SDK_ERROR, nonRetryable: true };
+}

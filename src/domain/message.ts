@@ -121,4 +121,6 @@ export interface AttemptResponse {
   /** Response body, truncated to the account's max_message_size. */
   body: Buffer;
   error?: string;
+  /** Fails the message at once, without retries (a REST trigger that reached no workflow SDK, docs/workflows.md). */
+  nonRetryable?: boolean;
 }

@@ -59,13 +59,15 @@ export interface WorkflowRun {
   callerIp?: string;
   /** DLQ entry of the step that failed the run. */
   dlqId?: string;
+  /** The failure callback message sent when the run failed (the logs' failureFunction, the DLQ's failureCallbackInfo). */
+  failureMessageId?: string;
   /** Created by `POST /v2/trigger`: the SDK's own Init for this id restarts it (contract §6.11). */
   restTrigger: boolean;
   /** Id of the message that started the run (its history entry 0). */
   initMessageId: string;
 }
 
-export type NewWorkflowRun = Omit<WorkflowRun, "updatedAt" | "completedAt" | "result" | "dlqId">;
+export type NewWorkflowRun = Omit<WorkflowRun, "updatedAt" | "completedAt" | "result" | "dlqId" | "failureMessageId">;
 
 /** One entry of a run's history; the wire form is `{messageId, body: base64, callType}` (contract §4.4). */
 export interface HistoryEntry {

@@ -149,7 +149,28 @@ export async function retryFailureCallback(services: Services, account: Account,
     body: Buffer.from(JSON.stringify(body)),
     now,
   });
-  await services.store.messageInsertMany({ items: [{ message }], now, dedupWindowMs: 0 });
+  // The run's logs and its DLQ entry now show this callback's state (docs/workflows.md "Failures").
+  const sent = await services.store.workflowFailureResend({ accountId: account.id, runId: run.runId, item: { message }, now });
+  if (!sent) throw invalidField("dlqId", `the run ${run.runId} of ${dlqId} is past retention`);
   services.dispatcher.nudge();
   return { workflowRunId: run.runId, workflowCreatedAt: run.createdAt };
+}
+
+/** Runs one `workflowCreatedAt` filter reads at most: runs are created one per ms at most per id (contract E12). */
+const CREATED_AT_RUNS = 100;
+
+/**
+ * The DLQ list's `workflowCreatedAt` filter: the entries of the runs created at that time (ms), together with any
+ * `workflowRunId` filter. Undefined when no run matches, so nothing does.
+ */
+export async function withCreatedAtRuns(
+  services: Services,
+  account: Account,
+  filter: DlqFilter,
+  createdAt: number | undefined,
+): Promise<DlqFilter | undefined> {
+  if (createdAt === undefined) return filter;
+  const { runs } = await services.store.workflowRunList({ accountId: account.id, filter: { createdAt }, count: CREATED_AT_RUNS });
+  const ids = runs.map((r) => r.runId).filter((id) => filter.workflowRunId === undefined || filter.workflowRunId.includes(id));
+  return ids.length === 0 ? undefined : { ...filter, workflowRunId: ids, workflowOnly: true };
 }

@@ -243,26 +243,38 @@ export async function notify(
     const run = await services.store.workflowRunGet({ accountId: account.id, runId });
     if (!run) throw notFound(`workflow run ${runId}`);
   }
-  const waiters = await services.store.workflowWaiterList({ accountId: account.id, eventId, ...(runId ? { runId } : {}) });
-  const deliveries = waiters.map((waiter) => ({
-    waiter,
-    waiterId: waiter.waiterId,
-    runId: waiter.runId,
-    step: { item: { message: resultMessage(waiter, data, now) }, callType: "step" },
-  }));
-  const resolved = new Set(
-    await services.store.workflowNotifyApply({
-      accountId: account.id,
-      deliveries: deliveries.map(({ waiterId, runId: r, step }) => ({ waiterId, runId: r, step })),
-      ...(runId !== undefined ? { lookback: { runId, eventId, data } } : {}),
-      now,
-    }),
-  );
-  if (resolved.size > 0) services.dispatcher.nudge();
-  return deliveries
-    .filter((d) => resolved.has(d.waiterId))
-    .map((d) => ({ waiter: d.waiter, messageId: d.step.item.message.id }));
+  // A wait of this run may register between the listing and the apply; the store then keeps no lookback event and
+  // this notify lists again (bounded: each round needs a wait that registered in between).
+  for (let round = 0; ; round++) {
+    const waiters = await services.store.workflowWaiterList({ accountId: account.id, eventId, ...(runId ? { runId } : {}) });
+    const deliveries = waiters.map((waiter) => ({
+      waiter,
+      waiterId: waiter.waiterId,
+      runId: waiter.runId,
+      step: { item: { message: resultMessage(waiter, data, now) }, callType: "step" },
+    }));
+    const resolved = new Set(
+      await services.store.workflowNotifyApply({
+        accountId: account.id,
+        deliveries: deliveries.map(({ waiterId, runId: r, step }) => ({ waiterId, runId: r, step })),
+        ...(runId !== undefined ? { lookback: { runId, eventId, data } } : {}),
+        now,
+      }),
+    );
+    if (resolved.size > 0) services.dispatcher.nudge();
+    const missed =
+      resolved.size === 0 && runId !== undefined && round < NOTIFY_ROUNDS
+        ? await services.store.workflowWaiterList({ accountId: account.id, eventId, runId })
+        : [];
+    if (missed.length > 0) continue;
+    return deliveries
+      .filter((d) => resolved.has(d.waiterId))
+      .map((d) => ({ waiter: d.waiter, messageId: d.step.item.message.id }));
+  }
 }
+
+/** Rounds of a notify with a run id whose waiter registered while it was being applied (docs/workflows.md). */
+const NOTIFY_ROUNDS = 3;
 
 /** Bad event ids are refused by the route; this checks a run id path segment. */
 export function runIdParam(raw: string): string {

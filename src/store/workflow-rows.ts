@@ -17,6 +17,8 @@ export interface RunRow {
   invoker: string | null;
   caller_ip: string | null;
   dlq_id: string | null;
+  /** Migration 061. */
+  failure_message_id: string | null;
   flow_key: string | null;
   rest_trigger: number | boolean;
   init_message_id: string;
@@ -42,6 +44,7 @@ export function runFromRow(r: RunRow): WorkflowRun {
   if (r.invoker !== null) run.invoker = JSON.parse(r.invoker) as WorkflowRun["invoker"];
   if (r.caller_ip !== null) run.callerIp = r.caller_ip;
   if (r.dlq_id !== null) run.dlqId = r.dlq_id;
+  if (r.failure_message_id !== null) run.failureMessageId = r.failure_message_id;
   return run;
 }
 

@@ -27,6 +27,8 @@ export interface RunEnd {
   state: Exclude<RunState, "RUN_STARTED">;
   result?: string;
   dlqId?: string;
+  /** The failure callback message born of the failed attempt (same transaction). */
+  failureMessageId?: string;
   now: number;
   followUp?: RunFollowUp;
 }
@@ -73,6 +75,11 @@ export interface WorkflowStore {
     body?: Buffer;
     now: number;
   }): Promise<{ deliver: true; run: WorkflowRun; history: HistoryEntry[] } | { deliver: false; run?: WorkflowRun }>;
+  /**
+   * Inserts a failure callback sent again (the DLQ's callback retry) and makes it the run's failure callback message,
+   * in one transaction; false when the run is gone.
+   */
+  workflowFailureResend(p: { accountId: string; runId: string; item: InsertItem; now: number }): Promise<boolean>;
   /** Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. */
   workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun }>;
   /** Cancels up to `count` started runs matching the filter; answers the runs it cancelled. */
@@ -93,7 +100,8 @@ export interface WorkflowStore {
   /**
    * Resolves the given waiters: each one still registered is removed and its result step appended and delivered.
    * Answers the waiter ids it resolved. When none was resolved and `lookback` is set, the event is kept for a later
-   * wait of that run.
+   * wait of that run, unless a waiter of that run and event registered meanwhile (read under the run's lock): then
+   * nothing is kept, and the caller notifies again.
    */
   workflowNotifyApply(p: {
     accountId: string;

@@ -158,6 +158,110 @@ describe("workflow events with the official SDK", () => {
     expect(left.messages.filter((m) => runs.some((r) => r.workflowRunId === m.workflowRunId))).toEqual([]);
   });
 
+  it("run logs: a retrying step in `next` with its errors, then the failed step and the failure function", async () => {
+    const handled: string[] = [];
+    const url = app.workflow(
+      "/wf/logs-fail",
+      async (context) => {
+        await context.run("boom", () => {
+          throw new Error("kaput");
+        });
+      },
+      {
+        failureFunction: async ({ failResponse }) => {
+          handled.push(failResponse);
+          return "handled";
+        },
+      },
+    );
+    const { workflowRunId } = await client.trigger({ url, body: "x", retries: 1, retryDelay: "2000" });
+    const retrying = await eventually(async () => {
+      const { runs } = await client.logs({ workflowRunId });
+      const next = runs[0]!.steps.at(-1)!;
+      expect(next.type).toBe("next");
+      expect(next.steps[0]).toMatchObject({ state: "STEP_RETRY", retries: 1, retryDelay: "2000" });
+      return next.steps[0] as { messageId: string; errors: { status: number; body: string; time: number }[] };
+    }, 10_000);
+    expect(retrying.errors).toHaveLength(1);
+    expect(retrying.errors[0]!.status).toBe(500);
+    expect(retrying.errors[0]!.body).toContain("kaput");
+    const run = await eventually(async () => {
+      const r = await ended(workflowRunId, "RUN_FAILED");
+      expect(r.failureFunction?.state).toBe("CALLBACK_SUCCESS");
+      return r;
+    }, 20_000);
+    const failedNext = run.steps.at(-1)!;
+    expect(failedNext.type).toBe("next");
+    expect(failedNext.steps[0]).toMatchObject({ messageId: retrying.messageId, state: "STEP_FAILED", stepName: "boom" });
+    expect((failedNext.steps[0] as { errors: unknown[] }).errors).toHaveLength(2);
+    expect(handled).toEqual(["kaput"]);
+    expect(run.failureFunction).toMatchObject({
+      url,
+      failStatus: 500,
+      failResponse: "kaput",
+      dlqId: run.dlqId,
+      responseStatus: 200,
+    });
+    expect(run.failureFunction!.messageId).toMatch(/^msg_/);
+
+    // The DLQ entry reads the same failure callback (contract §6.10), and retrying it runs the failure function again.
+    const { messages } = await client.dlq.list({ filter: { workflowRunId } });
+    expect(messages[0]!.failureCallbackInfo).toMatchObject({ state: "CALLBACK_SUCCESS", responseStatus: 200 });
+    const byState = await client.dlq.list({ filter: { workflowRunId, failureFunctionState: "CALLBACK_SUCCESS" } });
+    expect(byState.messages).toHaveLength(1);
+    const none = await client.dlq.list({ filter: { workflowRunId, failureFunctionState: "CALLBACK_FAIL" } });
+    expect(none.messages).toEqual([]);
+    const byCreated = await client.dlq.list({ filter: { workflowCreatedAt: run.workflowRunCreatedAt } });
+    expect(byCreated.messages.map((m) => m.workflowRunId)).toEqual([workflowRunId]);
+    const retried = await client.dlq.retryFailureFunction({ dlqId: run.dlqId! });
+    expect(retried).toEqual({ workflowRunId, workflowCreatedAt: run.workflowRunCreatedAt });
+    await eventually(() => expect(handled).toEqual(["kaput", "kaput"]), 10_000);
+    // The run's logs now follow the callback sent again.
+    await eventually(async () => {
+      const { runs } = await client.logs({ workflowRunId });
+      expect(runs[0]!.failureFunction).toMatchObject({ state: "CALLBACK_SUCCESS", responseStatus: 200 });
+      expect(runs[0]!.failureFunction!.messageId).not.toBe(run.failureFunction!.messageId);
+    }, 10_000);
+  });
+
+  it("run logs: a sleeping step is STEP_PROGRESS in `next`, STEP_CANCELED after cancel", async () => {
+    const url = app.workflow("/wf/logs-cancel", async (context) => {
+      await context.sleep("nap", "1h");
+    });
+    const { workflowRunId } = await client.trigger({ url, body: "x" });
+    await eventually(async () => {
+      const { runs } = await client.logs({ workflowRunId });
+      const next = runs[0]!.steps.at(-1)!;
+      expect(next).toMatchObject({ type: "next", steps: [{ state: "STEP_PROGRESS", retries: 3 }] });
+      // The sleep's message, not the first delivery still in flight.
+      expect(next.steps[0]!.messageId).not.toBe(runs[0]!.steps[0]!.steps[0]!.messageId);
+    }, 10_000);
+    await client.cancel({ ids: workflowRunId });
+    const run = await ended(workflowRunId, "RUN_CANCELED");
+    expect(run.steps.at(-1)).toMatchObject({ type: "next", steps: [{ state: "STEP_CANCELED" }] });
+  });
+
+  it("POST /v2/trigger to an endpoint that is no workflow SDK fails the run at once", async () => {
+    let calls = 0;
+    const url = app.plain("/plain/not-sdk", async () => {
+      calls++;
+      return new Response("ok", { status: 200 });
+    });
+    const res = await server.call("POST", `/v2/trigger/${url}`, { token, body: "21", headers: { "Upstash-Retries": "2" } });
+    expect(res.status).toBe(200);
+    const run = await ended(res.json.workflowRunId, "RUN_FAILED");
+    const failed = run.steps.at(-1)!;
+    expect(failed).toMatchObject({ type: "next", steps: [{ state: "STEP_FAILED" }] });
+    const errors = (failed.steps[0] as { errors: { error: string }[] }).errors;
+    expect(errors.map((e) => e.error)).toEqual([
+      "trigger rest api is only usable with sdk versions after v1.0.0 major version",
+    ]);
+    // Not retried: a plain endpoint is not called again for a workflow it does not run.
+    expect(calls).toBe(1);
+    const { messages } = await client.dlq.list({ filter: { workflowRunId: res.json.workflowRunId } });
+    expect(messages).toHaveLength(1);
+  });
+
   it("POST /v2/trigger starts a run the SDK takes over", async () => {
     const url = app.workflow("/wf/rest", async (context) => {
       const doubled = await context.run("double", () => Number(context.requestPayload) * 2);

@@ -88,6 +88,33 @@ for (const adapter of adapters) {
       expect((await store.workflowDeliveryPrepare({ accountId: "acc-1", runId: "wfr_c", messageId: pending.id, now: NOW })).deliver).toBe(false);
     });
 
+    it("a failed run keeps its DLQ entry and its failure callback message (the logs' failureFunction)", async () => {
+      await started("wfr_fail");
+      const end = await store.workflowRunEnd({
+        accountId: "acc-1",
+        runId: "wfr_fail",
+        state: "RUN_FAILED",
+        dlqId: "dlq_1",
+        failureMessageId: "msg_failure",
+        now: NOW + 1,
+      });
+      expect(end.ended).toBe(true);
+      const run = await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_fail" });
+      expect(run).toMatchObject({ state: "RUN_FAILED", dlqId: "dlq_1", failureMessageId: "msg_failure" });
+      // The DLQ's callback retry: the new callback message is inserted and becomes the run's, together.
+      const again = aMessage("acc-1", { id: "msg_failure_again", state: "CREATED" });
+      expect(await store.workflowFailureResend({ accountId: "acc-1", runId: "wfr_fail", item: { message: again }, now: NOW + 2 })).toBe(true);
+      expect((await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_fail" }))?.failureMessageId).toBe("msg_failure_again");
+      expect(await store.messageGet({ accountId: "acc-1", id: "msg_failure_again" })).toBeDefined();
+      const orphan = aMessage("acc-1", { id: "msg_orphan", state: "CREATED" });
+      expect(await store.workflowFailureResend({ accountId: "acc-1", runId: "wfr_none", item: { message: orphan }, now: NOW })).toBe(false);
+      expect(await store.messageGet({ accountId: "acc-1", id: "msg_orphan" })).toBeUndefined();
+      // A run that ended otherwise has none.
+      await started("wfr_ok");
+      await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_ok", state: "RUN_SUCCESS", now: NOW + 1 });
+      expect((await store.workflowRunGet({ accountId: "acc-1", runId: "wfr_ok" }))?.failureMessageId).toBeUndefined();
+    });
+
     it("a waiter is resolved once: by notify or by its timeout, never both", async () => {
       await started("wfr_d");
       const timeout = stepMessage("wfr_d", "timed out", { dueAt: NOW + 60_000, notBefore: NOW + 60_000 });
@@ -136,6 +163,43 @@ for (const adapter of adapters) {
       const history = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_d" });
       expect(history.map((e) => e.body.toString())).toEqual(["payload", "event"]);
       expect(await store.workflowWaiterCount()).toBe(0);
+    });
+
+    it("keeps no lookback event when a wait of the run registered after the notify listed the waiters", async () => {
+      await started("wfr_race");
+      // The wait registers between the notify's listing (nobody waiting) and its apply.
+      const timeout = stepMessage("wfr_race", "t", { dueAt: NOW + 60_000, notBefore: NOW + 60_000 });
+      timeout.spec = { ...timeout.spec, workflow: { runId: "wfr_race", role: "timeout", waiterId: "wtr_race" } };
+      const waiter: Waiter = {
+        waiterId: "wtr_race",
+        accountId: "acc-1",
+        eventId: "raced",
+        runId: "wfr_race",
+        url: "http://127.0.0.1:9/wf",
+        deadline: NOW + 60_000,
+        headers: {},
+        timeoutUrl: "http://127.0.0.1:9/wf",
+        timeoutHeaders: {},
+        step: { stepId: 1, stepName: "w", stepType: "Wait", concurrent: 1 },
+        timeout: "60s",
+        timeoutMessageId: timeout.id,
+        deliverySpec: { method: "POST", headers: {}, retries: 3, workflow: { runId: "wfr_race", role: "step" } },
+        createdAt: NOW,
+      };
+      expect(await store.workflowWaitRegister({ waiter, timeoutItem: { message: timeout }, now: NOW })).toEqual({ registered: true });
+      const applied = await store.workflowNotifyApply({
+        accountId: "acc-1",
+        deliveries: [],
+        lookback: { runId: "wfr_race", eventId: "raced", data: Buffer.from("data") },
+        now: NOW,
+      });
+      expect(applied).toEqual([]);
+      // No event was kept: the notify lists again and resolves the waiter (src/services/workflows.ts notify).
+      const step = { item: { message: stepMessage("wfr_race", "x") }, callType: "step" };
+      expect(await store.workflowWaitResolve({ accountId: "acc-1", runId: "wfr_race", eventId: "raced", step, now: NOW })).toBe(false);
+      expect((await store.workflowWaiterList({ accountId: "acc-1", eventId: "raced", runId: "wfr_race" })).map((w) => w.waiterId)).toEqual([
+        "wtr_race",
+      ]);
     });
 
     it("keeps an early event for a run (lookback) and hands it to the run's wait", async () => {

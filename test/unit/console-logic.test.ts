@@ -14,6 +14,7 @@ import {
   groupTimings,
   runFiltersFrom,
   runQuery,
+  runSteps,
   sleepMs,
   stepCount,
   stepOutput,
@@ -210,6 +211,15 @@ describe("a workflow run's steps", () => {
     expect(duration(350)).toBe("350 ms");
     expect(duration(2050)).toBe("2.05 s");
     expect(duration(125_000)).toBe("2 min 5 s");
+  });
+
+  it("leaves out a failed run's next group of failed steps (its DLQ entry shows it); keeps pending work", () => {
+    const failedNext = { type: "next" as const, steps: [{ messageId: "msg_1", state: "STEP_FAILED" }] };
+    const retrying = { type: "next" as const, steps: [{ messageId: "msg_2", state: "STEP_RETRY" }] };
+    const failed: WorkflowRun = { ...run, workflowState: "RUN_FAILED", steps: [...run.steps, failedNext] };
+    expect(runSteps(failed).map((g) => g.type)).toEqual(["sequential", "sequential", "parallel"]);
+    const started: WorkflowRun = { ...run, workflowState: "RUN_STARTED", steps: [...run.steps, retrying] };
+    expect(runSteps(started).at(-1)).toBe(retrying);
   });
 
   it("reads a call's answer, a wait's event data and a failed step's name and error", () => {

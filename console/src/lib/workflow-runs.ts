@@ -54,7 +54,12 @@ export function runInput(run: WorkflowRun): string | undefined {
 /** The groups after the initial payload: what the run did. */
 export function runSteps(run: WorkflowRun): WorkflowStepGroup[] {
   const first = run.steps[0]?.steps[0];
-  return first?.stepType === "Initial" ? run.steps.slice(1) : run.steps;
+  const groups = first?.stepType === "Initial" ? run.steps.slice(1) : run.steps;
+  // A failed run's `next` group of failed steps only (docs/workflows.md "Run logs") is left out: the run page shows
+  // that step from its DLQ entry, named, with its error and the way to resume it.
+  return run.workflowState === "RUN_FAILED"
+    ? groups.filter((g) => !(g.type === "next" && g.steps.length > 0 && g.steps.every((s) => s.state === "STEP_FAILED")))
+    : groups;
 }
 
 export function stepCount(run: WorkflowRun): number {

@@ -12,6 +12,8 @@ import {
 } from "../../services/dlq.js";
 import type { DlqEntry, DlqFilter } from "../../store/store-dlq.js";
 import type { WorkflowRun } from "../../domain/workflow.js";
+import { type FailureCallbackInfo, failureCallbackInfo } from "../../services/workflow-activity.js";
+import { withCreatedAtRuns } from "../../services/workflow-dlq.js";
 import { jsonObjectBody } from "../body.js";
 import { configQuery } from "../destination.js";
 import {
@@ -31,7 +33,9 @@ import { fitPage, truncateBodies } from "../views/page-budget.js";
 
 /** The workflow SDK's DLQ filters (docs/workflows.md "DLQ"). */
 const WORKFLOW_KEYS = ["source", "workflowRunId", "workflowUrl"];
-const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, "cursor", "count", "order"]);
+/** Listing only: they are read from the entries' runs (docs/workflows.md "DLQ"). */
+const WORKFLOW_LIST_KEYS = ["workflowCreatedAt", "failureFunctionState"];
+const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, ...WORKFLOW_LIST_KEYS, "cursor", "count", "order"]);
 const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, "cursor", "count"]);
 /** Accepted by message cancel and logs, refused here (docs/dlq.md). */
 const REFUSED_KEYS = ["host", "path"];
@@ -63,6 +67,26 @@ function dlqFilter(query: Query): DlqFilter {
     });
   }
   return filter;
+}
+
+const CALLBACK_STATES = ["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL", "CALLBACK_CANCELED"];
+
+/** The workflow SDK's list-only filters (contract E12): the run's creation time and its failure callback's state. */
+function workflowListFilter(query: Query): { workflowCreatedAt?: number; failureFunctionState?: string } {
+  const out: { workflowCreatedAt?: number; failureFunctionState?: string } = {};
+  const created = single(query, "workflowCreatedAt");
+  if (created !== undefined && created !== "") {
+    if (!/^\d{1,16}$/.test(created)) throw invalidField("workflowCreatedAt", `${quoted(created)} must be a Unix time in ms`);
+    out.workflowCreatedAt = Number(created);
+  }
+  const state = single(query, "failureFunctionState");
+  if (state !== undefined && state !== "") {
+    if (!CALLBACK_STATES.includes(state)) {
+      throw invalidField("failureFunctionState", `${quoted(state)} must be one of ${CALLBACK_STATES.join(", ")}`);
+    }
+    out.failureFunctionState = state;
+  }
+  return out;
 }
 
 /** Query keys (and JSON body fields, for the Python and Go SDKs) as one query; unknown keys are a 400 naming them. */
@@ -113,22 +137,31 @@ function overrides(request: FastifyRequest): RetryOverrides {
 export function dlqRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/dlq", readable, async (request) => {
     const query = readQuery(request, PAGE_KEYS, false);
+    const runFilter = workflowListFilter(query);
+    const filter = await withCreatedAtRuns(services, request.account, dlqFilter(query), runFilter.workflowCreatedAt);
+    if (filter === undefined) return { messages: [] };
     const p: Parameters<typeof listDlq>[2] = {
-      filter: dlqFilter(query),
+      filter,
       count: pageCount(query),
       order: orderParam(query, "earliestFirst"),
     };
     const cursor = cursorParam(query);
     if (cursor !== undefined) p.cursor = cursor;
     const page = await listDlq(services, request.account, p);
+    const runs = await runFieldsOf(services, request.account.id, page.entries);
+    // failureFunctionState is read from the logs, not the table: a page may hold fewer entries than `count`.
+    const entries =
+      runFilter.failureFunctionState === undefined
+        ? page.entries
+        : page.entries.filter((e) => (runs.get(e.dlqId)?.failureCallbackInfo as FailureCallbackInfo | undefined)?.state === runFilter.failureFunctionState);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
     const fitted = fitPage(
-      page.entries,
+      entries,
       (e) => truncateBodies(dlqRecord(e), ["body", "responseBody"], ["bodyBase64", "responseBodyBase64"]),
       (e) => e.seq,
       page.cursor,
     );
-    const messages = await withRunFields(services, request.account.id, page.entries, fitted.records);
+    const messages = fitted.records.map((record, i) => ({ ...record, ...runs.get(entries[i]!.dlqId) }));
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
     return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
@@ -180,21 +213,21 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
   });
 }
 
-/** Entries of workflow steps carry their run's fields (docs/workflows.md "DLQ", contract §6.10). */
-async function withRunFields(
+/** Entries of workflow steps carry their run's fields (docs/workflows.md "DLQ", contract §6.10), by dlq id. */
+async function runFieldsOf(
   services: Services,
   accountId: string,
   entries: DlqEntry[],
-  records: Record<string, unknown>[],
-): Promise<Record<string, unknown>[]> {
+): Promise<Map<string, Record<string, unknown>>> {
   const runs = new Map<string, WorkflowRun | undefined>();
   for (const e of entries) {
     const runId = e.message.spec.workflow?.runId;
     if (runId !== undefined && !runs.has(runId)) runs.set(runId, await services.store.workflowRunGet({ accountId, runId }));
   }
-  return records.map((record, i) => {
-    const runId = entries[i]?.message.spec.workflow?.runId;
-    if (runId === undefined) return record;
+  const out = new Map<string, Record<string, unknown>>();
+  for (const e of entries) {
+    const runId = e.message.spec.workflow?.runId;
+    if (runId === undefined) continue;
     const run = runs.get(runId);
     const fields: Record<string, unknown> = { workflowRunId: runId };
     if (run) {
@@ -202,7 +235,13 @@ async function withRunFields(
       fields.workflowCreatedAt = run.createdAt;
       if (run.label !== undefined) fields.label = run.label;
       if (run.config.failureCallback) fields.failureCallback = run.config.failureCallback.url;
+      // The failure callback belongs to the entry that failed the run.
+      if (run.dlqId === e.dlqId) {
+        const info = await failureCallbackInfo(services, run);
+        if (info) fields.failureCallbackInfo = info;
+      }
     }
-    return { ...record, ...fields };
-  });
+    out.set(e.dlqId, fields);
+  }
+  return out;
 }

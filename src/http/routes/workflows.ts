@@ -3,6 +3,7 @@ import { canonicalHeaderName } from "../../domain/headers.js";
 import { ulid } from "../../domain/ids.js";
 import { RUN_STATES, type RunFilter, type RunState, userIdOfToken, webhookEventData } from "../../domain/workflow.js";
 import { publish } from "../../services/publish.js";
+import { runActivity } from "../../services/workflow-activity.js";
 import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
 import type { DlqFilter } from "../../store/store-dlq.js";
 import { splitDestination } from "../destination.js";
@@ -139,9 +140,10 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
       ...(cursor ? { cursor } : {}),
     });
     const runs = await Promise.all(
-      page.runs.map(async (run) =>
-        runLogView(run, await services.store.workflowHistory({ accountId: run.accountId, runId: run.runId })),
-      ),
+      page.runs.map(async (run) => {
+        const history = await services.store.workflowHistory({ accountId: run.accountId, runId: run.runId });
+        return runLogView(run, history, await runActivity(services, run, history));
+      }),
     );
     return page.cursor !== undefined ? { cursor: page.cursor, runs } : { runs };
   });

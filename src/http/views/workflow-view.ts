@@ -1,4 +1,5 @@
 import type { HistoryEntry, Waiter, WorkflowRun } from "../../domain/workflow.js";
+import type { RunActivity } from "../../services/workflow-activity.js";
 
 /** E7: the run's history as the SDK's lazy fetch reads it (contract §4.4). */
 export const historyView = (entries: HistoryEntry[]) =>
@@ -31,10 +32,11 @@ function stepOf(e: HistoryEntry): Record<string, unknown> | undefined {
 
 /**
  * E11: one run as the SDK's `logs()` reads it (contract §6.9): the payload as the first sequential group, then the
- * results in history order; results of one parallel group (`concurrent` > 1) are grouped, plan steps left out.
+ * results in history order; results of one parallel group (`concurrent` > 1) are grouped, plan steps left out; then
+ * the pending or failed step messages as a trailing `next` group, and the failure callback as `failureFunction`.
  */
-export function runLogView(run: WorkflowRun, history: HistoryEntry[]) {
-  const groups: { type: "sequential" | "parallel"; steps: Record<string, unknown>[] }[] = [];
+export function runLogView(run: WorkflowRun, history: HistoryEntry[], activity: RunActivity = { next: [] }) {
+  const groups: { type: "sequential" | "parallel" | "next"; steps: Record<string, unknown>[] }[] = [];
   const [first, ...rest] = history;
   if (first) {
     groups.push({
@@ -65,6 +67,7 @@ export function runLogView(run: WorkflowRun, history: HistoryEntry[]) {
       else groups.push({ type: "parallel", steps: [view] });
     } else groups.push({ type: "sequential", steps: [view] });
   }
+  if (activity.next.length > 0) groups.push({ type: "next", steps: activity.next.map((step) => ({ ...step })) });
   const view: Record<string, unknown> = {
     workflowRunId: run.runId,
     workflowUrl: run.url,
@@ -76,6 +79,7 @@ export function runLogView(run: WorkflowRun, history: HistoryEntry[]) {
   if (run.result !== undefined) view.workflowRunResponse = run.result;
   if (run.label !== undefined) view.label = run.label;
   if (run.dlqId !== undefined) view.dlqId = run.dlqId;
+  if (activity.failureFunction) view.failureFunction = activity.failureFunction;
   if (run.invoker) {
     view.invoker = {
       workflowRunId: run.invoker.workflowRunId,

@@ -340,6 +340,7 @@ CREATE TABLE workflow_runs (
   rest_trigger boolean NOT NULL DEFAULT false,
   init_message_id text NOT NULL,
   step_count bigint NOT NULL DEFAULT 0,
+  failure_message_id text,
   CONSTRAINT workflow_runs_account_id_run_id_key UNIQUE (account_id, run_id),
   CONSTRAINT workflow_runs_pkey PRIMARY KEY (seq)
 );

@@ -89,9 +89,10 @@ export function pgWorkflowWrites(
       const row = await lockRun(tx, p.accountId, p.runId);
       if (!row || row.state !== "RUN_STARTED") return false;
       await tx.execute(
-        `UPDATE workflow_runs SET state = $1, result = $2, dlq_id = $3, completed_at = $4, updated_at = $4
+        `UPDATE workflow_runs SET state = $1, result = $2, dlq_id = $3, completed_at = $4, updated_at = $4,
+           failure_message_id = $7
          WHERE account_id = $5 AND run_id = $6`,
-        [p.state, p.result ?? null, p.dlqId ?? null, p.now, p.accountId, p.runId],
+        [p.state, p.result ?? null, p.dlqId ?? null, p.now, p.accountId, p.runId, p.failureMessageId ?? null],
       );
       await deleteRunRows(tx, p.accountId, p.runId, false);
       if (p.followUp) await w.append(tx, p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);

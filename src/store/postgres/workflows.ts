@@ -123,6 +123,18 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
       });
     },
 
+    workflowFailureResend: ({ accountId, runId, item, now }) =>
+      ctx.write(async (tx) => {
+        const row = await w.lockRun(tx, accountId, runId);
+        if (!row) return false;
+        await tx.execute(
+          "UPDATE workflow_runs SET failure_message_id = $1, updated_at = $2 WHERE account_id = $3 AND run_id = $4",
+          [item.message.id, now, accountId, runId],
+        );
+        await insertNew(tx, [item], now, 0);
+        return true;
+      }),
+
     workflowRunEnd: (p) =>
       ctx.write(async (tx) => {
         const ended = await w.end(tx, p);
@@ -233,7 +245,12 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
         }
         if (resolved.length === 0 && lookback) {
           const row = await w.lockRun(tx, accountId, lookback.runId);
-          if (row && row.state === "RUN_STARTED") {
+          // A wait registered since the caller listed the waiters (it locked the run too): it gets the event instead.
+          const waiting = await tx.query(
+            "SELECT 1 FROM workflow_waiters WHERE account_id = $1 AND run_id = $2 AND event_id = $3",
+            [accountId, lookback.runId, lookback.eventId],
+          );
+          if (row && row.state === "RUN_STARTED" && waiting.length === 0) {
             await tx.execute(
               `INSERT INTO workflow_events (account_id, run_id, event_id, data, created_at) VALUES ($1, $2, $3, $4, $5)
                ON CONFLICT (account_id, run_id, event_id) DO UPDATE SET data = excluded.data, created_at = excluded.created_at`,

@@ -334,7 +334,7 @@ CREATE TABLE workflow_runs (
   flow_key        TEXT,
   rest_trigger    INTEGER NOT NULL DEFAULT 0,
   init_message_id TEXT NOT NULL,
-  step_count      INTEGER NOT NULL DEFAULT 0,
+  step_count      INTEGER NOT NULL DEFAULT 0, failure_message_id TEXT,
   UNIQUE (account_id, run_id)
 );
 

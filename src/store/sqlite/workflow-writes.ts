@@ -31,7 +31,7 @@ export function workflowWrites(
   );
   const deleteSteps = db.prepare("DELETE FROM workflow_steps WHERE account_id = ? AND run_id = ?");
   const endRun = db.prepare(
-    `UPDATE workflow_runs SET state = ?, result = ?, dlq_id = ?, completed_at = ?, updated_at = ?
+    `UPDATE workflow_runs SET state = ?, result = ?, dlq_id = ?, failure_message_id = ?, completed_at = ?, updated_at = ?
      WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED'`,
   );
   const insertWaiter = db.prepare(
@@ -77,7 +77,7 @@ export function workflowWrites(
 
   /** Ends a started run, removes its waiters and applies the follow-up; false when it was not started. */
   const end = (p: RunEnd): boolean => {
-    const changed = endRun.run(p.state, p.result ?? null, p.dlqId ?? null, p.now, p.now, p.accountId, p.runId).changes;
+    const changed = endRun.run(p.state, p.result ?? null, p.dlqId ?? null, p.failureMessageId ?? null, p.now, p.now, p.accountId, p.runId).changes;
     if (changed === 0) return false;
     deleteRunWaiters.run(p.accountId, p.runId);
     deleteRunEvents.run(p.accountId, p.runId);

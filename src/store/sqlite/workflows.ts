@@ -121,6 +121,16 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
       return waiterId === undefined ? Promise.resolve(prepare()) : ctx.write(prepare);
     },
 
+    workflowFailureResend: ({ accountId, runId, item, now }) =>
+      ctx.write(() => {
+        const changed = db
+          .prepare("UPDATE workflow_runs SET failure_message_id = ?, updated_at = ? WHERE account_id = ? AND run_id = ?")
+          .run(item.message.id, now, accountId, runId).changes;
+        if (changed === 0) return false;
+        insertNew([item], now, 0);
+        return true;
+      }),
+
     workflowRunEnd: (p) =>
       ctx.write(() => {
         const ended = end(p);
@@ -202,7 +212,10 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
         }
         if (resolved.length === 0 && lookback) {
           const r = run(accountId, lookback.runId);
-          if (r && r.state === "RUN_STARTED") putEvent.run(accountId, lookback.runId, lookback.eventId, lookback.data, now);
+          const waiting = db
+            .prepare("SELECT 1 FROM workflow_waiters WHERE account_id = ? AND run_id = ? AND event_id = ?")
+            .get(accountId, lookback.runId, lookback.eventId);
+          if (r && r.state === "RUN_STARTED" && !waiting) putEvent.run(accountId, lookback.runId, lookback.eventId, lookback.data, now);
         }
         return resolved;
       }),
