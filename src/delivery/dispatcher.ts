@@ -322,7 +322,8 @@ export class Dispatcher {
     const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     // A run's step carries the run's history instead of its stored body (docs/workflows.md "Deliveries").
-    const workflow = await prepareWorkflowAttempt(store, m, dialect, clock.now());
+    // Checked here so a plain message's attempt does not wait on a promise (the hot path, docs/threading.md).
+    const workflow = m.spec.workflow ? await prepareWorkflowAttempt(store, m, dialect, clock.now()) : undefined;
     if (workflow === "drop") return this.drop(m);
     const headers = deliveryHeaders({ message: m, dialect });
     if (workflow) Object.assign(headers, workflow.headers);
