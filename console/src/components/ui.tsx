@@ -77,6 +77,10 @@ const STATE_CLASS: Record<string, string> = {
   CANCELED: "muted",
   CANCEL_REQUESTED: "muted",
   IN_PROGRESS: "info",
+  // The Messages list's waiting states (docs/messaging.md "Listing messages").
+  DELAYED: "muted",
+  QUEUED: "muted",
+  FLOW_CONTROL: "warn",
 };
 
 export function StateBadge({ state }: { state: string }) {
