@@ -130,7 +130,7 @@ describe("the Messages view", () => {
   });
 
   it("cancels a selection, saying how many it cancels and how many it leaves", async () => {
-    const waiting = [];
+    const waiting: string[] = [];
     for (let i = 0; i < 3; i++) waiting.push(await publish(`/m-sel/${i}`, { "Svc-Label": "bulk-sel", "Svc-Delay": "1h" }));
     const done = await publish("/m-sel/done", { "Svc-Label": "bulk-sel" });
     const untouched = await publish("/m-sel/keep", { "Svc-Label": "bulk-sel", "Svc-Delay": "1h" });
@@ -154,7 +154,7 @@ describe("the Messages view", () => {
   });
 
   it("cancels everything the filter matches, with the API's count in the confirm", async () => {
-    const matching = [];
+    const matching: string[] = [];
     for (let i = 0; i < 4; i++) matching.push(await publish(`/m-filter/${i}`, { "Svc-Label": "bulk-filter", "Svc-Delay": "1h" }));
     const outside = await publish("/m-filter/outside", { "Svc-Label": "bulk-other", "Svc-Delay": "1h" });
     const page = await fresh();
@@ -179,7 +179,7 @@ describe("the Messages view", () => {
   it("retries failed messages through their DLQ entries, from the filter and from a selection", async () => {
     let failing = true;
     receiver.setDefault((url) => (url.startsWith("/m-retry") && failing ? { status: 500, body: "no" } : { status: 200, body: "ok" }));
-    const failed = [];
+    const failed: string[] = [];
     for (let i = 0; i < 2; i++) failed.push(await publish(`/m-retry/${i}`, { "Svc-Label": "bulk-retry", "Svc-Retries": "0" }));
     const waiting = await publish("/m-retry/later", { "Svc-Label": "bulk-retry", "Svc-Delay": "1h" });
     await until(async () => (await stateOf(failed[0]!)) === "FAILED" && (await stateOf(failed[1]!)) === "FAILED", "two FAILED");

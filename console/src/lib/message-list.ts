@@ -108,14 +108,19 @@ export function stateDetail(e: MessageListEntry, now: number): string | undefine
     case "RETRY":
       return `next try${inTime(e.nextDeliveryTime)}`;
     case "FLOW_CONTROL":
-      return e.waitReason === "globalParallelism" ? "global parallelism" : "flow-control key";
+      return e.waitReason === "globalParallelism" ? "global parallelism" : "its key's limits";
     case "QUEUED":
-      return "waits for a queue slot";
+      return "for a queue slot";
     case "ACTIVE":
       return e.cancelRequested ? "cancel requested" : "attempt in flight";
     default:
       return undefined;
   }
+}
+
+/** A destination without its scheme, so a narrow column shows its host and path (the whole URL is on hover). */
+export function shortUrl(url: string): string {
+  return url.replace(/^https?:\/\//i, "");
 }
 
 /** `ids` in runs of `size`: bulk calls carry at most that many ids each. */

@@ -1,6 +1,13 @@
 import { useApp } from "../lib/app-context";
 import { href, navigate } from "../lib/router";
-import { hasFilters, messageFiltersFrom, messageFiltersQuery, messageListQuery, stateDetail } from "../lib/message-list";
+import {
+  hasFilters,
+  messageFiltersFrom,
+  messageFiltersQuery,
+  messageListQuery,
+  shortUrl,
+  stateDetail,
+} from "../lib/message-list";
 import type { MessageListEntry } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
@@ -127,10 +134,14 @@ function Row({ entry: e, now, selection }: { entry: MessageListEntry; now: numbe
         {e.kind && <div class="muted small">{e.kind === "callback" ? "callback" : "failure callback"}</div>}
       </td>
       <td class="ellipsis-cell" title={e.url}>
-        {e.topicName && <span class="tag">group {e.topicName}</span>}
-        {e.queueName && <span class="tag">queue {e.queueName}</span>}
-        {e.scheduleId && <span class="tag">schedule</span>}
-        {e.url}
+        {shortUrl(e.url)}
+        {(e.topicName || e.queueName || e.scheduleId) && (
+          <div class="ellipsis-cell">
+            {e.topicName && <span class="tag">group {e.topicName}</span>}
+            {e.queueName && <span class="tag">queue {e.queueName}</span>}
+            {e.scheduleId && <span class="tag">schedule {e.scheduleId}</span>}
+          </div>
+        )}
       </td>
       <td class="num">{e.attempts}</td>
       <td>{e.lastResponseStatus ?? <span class="muted">–</span>}</td>
