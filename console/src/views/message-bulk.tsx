@@ -121,15 +121,15 @@ export function BulkActions({
     const what = kind === "cancel" ? "message" : "failed message";
     if (ids.length === 0) {
       const rule = kind === "cancel" ? "only a message that has not ended can be cancelled" : "only a failed message can be retried";
-      notify(`No ${what} ${matching ? "matches the filter" : "is selected"}: ${rule}.`, "error");
+      notify(`${matching ? `No ${what} matches the filter` : `None of the selected messages is a ${what.replace(/^message$/, "live message")}`}: ${rule}.`, "error");
       return;
     }
     const text =
       kind === "cancel"
-        ? `Cancel ${plural(ids.length, what)}${matching ? " matching the filter" : ""}? They will not be delivered.${note}`
+        ? `Cancel ${plural(ids.length, what)}${matching ? " matching the filter" : ""}? ${ids.length === 1 ? "It" : "They"} will not be delivered.${note}`
         : `Retry ${plural(ids.length, what)}${matching ? " matching the filter" : ""} from the dead letter queue? Each is published again as a new message.${note}`;
     const label = `${kind === "cancel" ? "Cancel" : "Retry"} ${plural(ids.length, "message")}`;
-    if (!(await confirm.ask(text, label))) return;
+    if (!(await confirm.ask(text, label, kind === "cancel" ? (ids.length === 1 ? "Keep it" : "Keep them") : "Cancel"))) return;
     setBusy(true);
     try {
       // The toast says what the API did: a message may have ended, or its DLQ entry gone, since the confirm.
