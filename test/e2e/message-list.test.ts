@@ -185,4 +185,12 @@ describe("GET /v2/messages", () => {
     }
     expect((await server.call("GET", "/v2/messages", { token: "wrong" })).status).toBe(401);
   });
+
+  it("answers in either dialect's names, like every messaging route", async () => {
+    for (const key of ["svc_token", "qstash_token"]) {
+      const r = await server.call("GET", `/v2/messages?state=FAILED&${key}=${encodeURIComponent(server.token)}`, { token: null });
+      expect(r.status, key).toBe(200);
+      expect(r.json.messages.map((e: Entry) => e.messageId), key).toEqual([ids.failed]);
+    }
+  });
 });
