@@ -45,7 +45,13 @@ let startedAt = 0;
 
 beforeAll(async () => {
   [server, receiver] = await Promise.all([startTestServer(), Receiver.start()]);
-  receiver.setDefault((url) => (url.startsWith("/fail") ? { status: 503, body: "down" } : { status: 200, body: "ok" }));
+  receiver.setDefault((url) =>
+    url.startsWith("/fail")
+      ? { status: 503, body: "down" }
+      : url.startsWith("/slow")
+        ? { status: 200, body: "late", delayMs: 1500 }
+        : { status: 200, body: "ok" },
+  );
   startedAt = Date.now();
   ids.delivered = await publish("/ok", { "Svc-Label": "shop" }, '{"big":"' + "x".repeat(5000) + '"}');
   ids.delayed = await publish("/later", { "Svc-Delay": "1h", "Svc-Label": "shop" });
@@ -115,6 +121,17 @@ describe("GET /v2/messages", () => {
       topicName: "billing",
       url: receiver.url("/group/a"),
     });
+  });
+
+  it("shows an attempt in flight as ACTIVE, and a cancel asked during it until the attempt ends", async () => {
+    const id = await publish("/slow");
+    await entryOf(id, (e) => e.state === "ACTIVE", "ACTIVE");
+    expect((await server.call("DELETE", `/v2/messages/${id}`)).status).toBe(200);
+    expect(await entryOf(id, (e) => e.state === "ACTIVE", "ACTIVE")).toMatchObject({ cancelRequested: true, attempts: 0 });
+    // The attempt was answered 200: it ends DELIVERED (docs/states.md), and the request no longer shows.
+    const ended = await entryOf(id, (e) => e.state !== "ACTIVE", "ended");
+    expect(ended).toMatchObject({ state: "DELIVERED", attempts: 1, lastResponseStatus: 200 });
+    expect(ended).not.toHaveProperty("cancelRequested");
   });
 
   it("filters by state, label, destination URL, URL group, queue, message id and created time", async () => {

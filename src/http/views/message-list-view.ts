@@ -2,6 +2,8 @@ import { messageListState } from "../../domain/message-list-state.js";
 import type { MessageRowRecord } from "../../store/message-row-store.js";
 import { put } from "./message-view.js";
 
+const ENDED = new Set(["DELIVERED", "FAILED", "CANCELED"]);
+
 /**
  * One entry of `GET /v2/messages` (docs/messaging.md "Listing messages"): a message's current state and what an
  * operator scans a list for, never its body (open `GET /v2/logs?messageId=` or `GET /v2/messages/{id}` for that).
@@ -13,7 +15,8 @@ export function messageListEntry(r: MessageRowRecord, now: number): Record<strin
   if (state === "FLOW_CONTROL") put(out, "waitReason", r.waitReason === "global" ? "globalParallelism" : "flowControlKey");
   if (state === "RETRY" || state === "DELAYED" || state === "CREATED") out.nextDeliveryTime = r.dueAt;
   put(out, "lastResponseStatus", r.lastStatus);
-  if (r.cancelRequested) out.cancelRequested = true;
+  // Only while it lives: an attempt that was under way when the cancel came decides how it ends (docs/states.md).
+  if (r.cancelRequested && !ENDED.has(state)) out.cancelRequested = true;
   put(out, "topicName", r.topicName);
   put(out, "endpointName", r.endpointName);
   put(out, "queueName", r.queueName);
