@@ -61,7 +61,7 @@ export function messageRoutes(app: FastifyInstance, services: Services): void {
     };
     const cursor = single(query, "cursor");
     if (cursor !== undefined && cursor !== "") {
-      if (!/^\d{1,18}$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
+      if (!/^\d{1,15}$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
       p.cursor = cursor;
     }
     const page = await listMessages(services, request.account, p);
