@@ -245,7 +245,7 @@ function View({ view, id, query }: { view: string; id: string | undefined; query
     case "workflow-dlq":
       return <WorkflowDlq key={key} filters={{ ...runFiltersFrom(query), runId: query.get("runId") ?? "" }} />;
     case "messages":
-      return id ? <MessageDetail id={id} /> : <Messages />;
+      return id ? <MessageDetail id={id} /> : <Messages key={key} query={query} />;
     case "dlq":
       return <DeadLetters selected={id} />;
     case "schedules":

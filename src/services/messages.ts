@@ -1,6 +1,7 @@
 import { notFound } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { LogFilter, MessageFilter, Order } from "../store/store.js";
+import type { MessageRowFilter } from "../store/message-row-store.js";
 import type { Services } from "./context.js";
 
 export async function getMessage(services: Services, account: Account, id: string) {
@@ -52,4 +53,18 @@ export function listLogs(
   p: { filter: LogFilter; cursor?: string; count: number; order: Order },
 ) {
   return services.store.logList({ accountId: account.id, ...p });
+}
+
+/**
+ * A page of the account's messages, one entry per message with its current state (docs/messaging.md "Listing
+ * messages"), read at `now`: the time its list states are decided at (a created message due later is DELAYED).
+ */
+export async function listMessages(
+  services: Services,
+  account: Account,
+  p: { filter: MessageRowFilter; cursor?: string; count: number; order: Order },
+) {
+  const now = services.clock.now();
+  const page = await services.store.messageRowList({ accountId: account.id, now, ...p });
+  return { ...page, now };
 }

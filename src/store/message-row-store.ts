@@ -1,5 +1,6 @@
 import type { FilterColumns } from "../domain/log.js";
 import type { EndedState, MessageKind, MessageState } from "../domain/message.js";
+import type { MessageListState } from "../domain/message-list-state.js";
 import { type FilterColumnsRow, filterColumnsFromRow } from "./rows-shared.js";
 import type { MessageFilter, Order } from "./store.js";
 
@@ -30,11 +31,18 @@ export interface MessageRowRecord extends FilterColumns {
   lastStatus?: number;
   /** The body's size in bytes: the list never carries bodies (`messageGet` does, for live rows). */
   bodySize: number;
+  /** A cancel was asked for while an attempt was in flight: it ends CANCELED when the attempt ends. */
+  cancelRequested: boolean;
 }
 
 export interface MessageRowFilter extends MessageFilter {
   /** The row's states (live or ended), as in `MessageRowRecord.state`. */
   state?: string[];
+  /**
+   * The states a list of messages shows (src/domain/message-list-state.ts), any of them; DELAYED and CREATED need
+   * the list's `now`.
+   */
+  listState?: MessageListState[];
 }
 
 export interface MessageRowStore {
@@ -45,13 +53,15 @@ export interface MessageRowStore {
     cursor?: string;
     count: number;
     order: Order;
+    /** The time `listState` reads a delay against (a created row due later is DELAYED). */
+    now: number;
   }): Promise<{ rows: MessageRowRecord[]; cursor?: string }>;
 }
 
 /** The columns the list reads (no body); `body_size` is the dialect's length of the body. */
 export const MESSAGE_ROW_COLUMNS = `seq, id, account_id, kind, parent_id, url, topic_name, endpoint_name, queue_name,
   schedule_id, caller_ip, labels, flow_key, state, wait_reason, outcome, created_at, due_at, first_leased_at,
-  finished_at, attempts, last_status`;
+  finished_at, attempts, last_status, cancel_requested`;
 
 export interface MessageRowRow extends FilterColumnsRow {
   seq: number | string;
@@ -69,6 +79,8 @@ export interface MessageRowRow extends FilterColumnsRow {
   attempts: number;
   last_status: number | null;
   body_size: number | null;
+  /** 0/1 in SQLite, a boolean in PostgreSQL. */
+  cancel_requested: number | boolean;
 }
 
 export function messageRowFromRow(r: MessageRowRow): MessageRowRecord {
@@ -82,6 +94,7 @@ export function messageRowFromRow(r: MessageRowRow): MessageRowRecord {
     dueAt: r.due_at,
     attempts: r.attempts,
     bodySize: r.body_size ?? 0,
+    cancelRequested: r.cancel_requested === true || r.cancel_requested === 1,
   };
   if (r.parent_id !== null) m.parentId = r.parent_id;
   filterColumnsFromRow(r, m);

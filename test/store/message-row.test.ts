@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createdLogEntry, type LogEntry, logEntry } from "../../src/domain/log.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
+import type { MessageListState } from "../../src/domain/message-list-state.js";
 import type { Outcome } from "../../src/domain/records.js";
 import type { LogRecord, Store } from "../../src/store/store.js";
 import { adapters, type OpenedStore } from "./adapters.js";
@@ -177,7 +178,7 @@ for (const adapter of adapters) {
       const { a, b } = await lifecycle();
       const later = message({ at: NOW + 10, dueAt: NOW + 3_600_000 });
       await insert(later, NOW + 10);
-      const all = await store.messageRowList({ accountId: account.id, filter: {}, count: 10, order: "earliestFirst" });
+      const all = await store.messageRowList({ now: NOW + 100, accountId: account.id, filter: {}, count: 10, order: "earliestFirst" });
       expect(all.cursor).toBeUndefined();
       expect(all.rows.map((r) => [r.id, r.state, r.outcome, r.attempts, r.lastStatus, r.finishedAt])).toEqual([
         [a.id, "DELIVERED", "DELIVERED", 2, 201, NOW + 7],
@@ -186,9 +187,10 @@ for (const adapter of adapters) {
       ]);
       expect(all.rows[0]).toMatchObject({ url: a.url, labels: ["red"], firstLeasedAt: NOW + 2, bodySize: 5, createdAt: NOW });
       expect(all.rows[0]).not.toHaveProperty("body");
-      const first = await store.messageRowList({ accountId: account.id, filter: {}, count: 2, order: "latestFirst" });
+      const first = await store.messageRowList({ now: NOW + 100, accountId: account.id, filter: {}, count: 2, order: "latestFirst" });
       expect(first.rows.map((r) => r.id)).toEqual([later.id, b.id]);
       const second = await store.messageRowList({
+        now: NOW + 100,
         accountId: account.id,
         filter: {},
         count: 2,
@@ -197,9 +199,17 @@ for (const adapter of adapters) {
       });
       expect(second.rows.map((r) => r.id)).toEqual([a.id]);
       expect(second.cursor).toBeUndefined();
-      const live = await store.messageRowList({ accountId: account.id, filter: { state: ["CREATED"] }, count: 10, order: "latestFirst" });
+      const live = await store.messageRowList({ now: NOW + 100, accountId: account.id, filter: { state: ["CREATED"] }, count: 10, order: "latestFirst" });
       expect(live.rows.map((r) => r.id)).toEqual([later.id]);
-      const other = await store.messageRowList({ accountId: "other", filter: {}, count: 10, order: "latestFirst" });
+      // The list's states (src/domain/message-list-state.ts): a created row due later waits for its delay.
+      const byListState = async (listState: MessageListState[], now: number) =>
+        (await store.messageRowList({ now, accountId: account.id, filter: { listState }, count: 10, order: "earliestFirst" })).rows.map((r) => r.id);
+      expect(await byListState(["DELAYED"], NOW + 100)).toEqual([later.id]);
+      expect(await byListState(["CREATED"], NOW + 100)).toEqual([]);
+      expect(await byListState(["CREATED"], NOW + 3_600_010)).toEqual([later.id]);
+      expect(await byListState(["DELIVERED", "FAILED"], NOW + 100)).toEqual([a.id, b.id]);
+      expect(all.rows.every((r) => r.cancelRequested === false)).toBe(true);
+      const other = await store.messageRowList({ now: NOW + 100, accountId: "other", filter: {}, count: 10, order: "latestFirst" });
       expect(other.rows).toEqual([]);
     });
 

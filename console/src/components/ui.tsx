@@ -77,6 +77,10 @@ const STATE_CLASS: Record<string, string> = {
   CANCELED: "muted",
   CANCEL_REQUESTED: "muted",
   IN_PROGRESS: "info",
+  // The Messages list's waiting states (docs/messaging.md "Listing messages").
+  DELAYED: "muted",
+  QUEUED: "muted",
+  FLOW_CONTROL: "warn",
 };
 
 export function StateBadge({ state }: { state: string }) {
@@ -220,9 +224,10 @@ export function Dialog({
 
 /** A confirm step for destructive actions, in a dialog of the console's own (not the browser's confirm()). */
 export function useConfirm() {
-  const [pending, setPending] = useState<{ text: string; action: string; resolve: (ok: boolean) => void }>();
-  const ask = (text: string, action = "Confirm") =>
-    new Promise<boolean>((resolve) => setPending({ text, action, resolve }));
+  const [pending, setPending] = useState<{ text: string; action: string; dismiss: string; resolve: (ok: boolean) => void }>();
+  // `dismiss` names the way out when "Cancel" would read as the action itself (cancelling messages).
+  const ask = (text: string, action = "Confirm", dismiss = "Cancel") =>
+    new Promise<boolean>((resolve) => setPending({ text, action, dismiss, resolve }));
   const finish = (ok: boolean) => {
     pending?.resolve(ok);
     setPending(undefined);
@@ -231,7 +236,7 @@ export function useConfirm() {
     <Dialog title="Are you sure?" open={pending !== undefined} onClose={() => finish(false)}>
       <p>{pending?.text}</p>
       <div class="actions">
-        <Button onClick={() => finish(false)}>Cancel</Button>
+        <Button onClick={() => finish(false)}>{pending?.dismiss ?? "Cancel"}</Button>
         <Button variant="danger" onClick={() => finish(true)} autoFocus>
           {pending?.action}
         </Button>

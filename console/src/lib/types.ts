@@ -208,3 +208,28 @@ export interface WorkflowDlqEntry extends DlqEntry {
   label?: string;
   failureCallbackInfo?: { state?: string; responseStatus?: number };
 }
+
+/** One entry of `GET /v2/messages` (docs/messaging.md "Listing messages"): a message's current state, no body. */
+export interface MessageListEntry {
+  messageId: string;
+  state: string;
+  /** FLOW_CONTROL only: what holds it. */
+  waitReason?: "flowControlKey" | "globalParallelism";
+  url: string;
+  topicName?: string;
+  endpointName?: string;
+  queueName?: string;
+  scheduleId?: string;
+  flowControlKey?: string;
+  labels?: string[];
+  attempts: number;
+  lastResponseStatus?: number;
+  nextDeliveryTime?: number;
+  cancelRequested?: boolean;
+  createdAt: number;
+  firstAttemptAt?: number;
+  finishedAt?: number;
+  kind?: "callback" | "failureCallback";
+  parentMessageId?: string;
+  bodySize: number;
+}

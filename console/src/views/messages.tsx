@@ -1,110 +1,160 @@
-import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
-import { groupLogs } from "../lib/group-logs";
 import { href, navigate } from "../lib/router";
-import type { LogEntry } from "../lib/types";
+import {
+  hasFilters,
+  messageFiltersFrom,
+  messageFiltersQuery,
+  messageListQuery,
+  shortUrl,
+  stateDetail,
+} from "../lib/message-list";
+import type { MessageListEntry } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
+import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
 import { Empty, ListStatus, PageHead, Pager, StateBadge, Time, usePager } from "../components/ui";
-import { FilterBar, filterQuery, type Filters, noFilters } from "./filters";
+import { BulkActions } from "./message-bulk";
+import { MessageFilterBar } from "./message-filters";
 
-const PAGE = 100;
+const PAGE = 50;
 
-export function Messages() {
+/**
+ * One row per message (`GET /v2/messages`, docs/messaging.md "Listing messages"), newest first, paged by the API's
+ * cursor. The filters come from the fragment's query (app.tsx remounts the view when it changes), so a link
+ * reproduces the view. The entries carry no body: the live refresh stays small however large the messages are
+ * (a message's body is read only on its page).
+ */
+export function Messages({ query }: { query: URLSearchParams }) {
   const { api } = useApp();
-  const [filters, setFilters] = useState<Filters>(noFilters);
+  const filters = messageFiltersFrom(query);
   const pager = usePager();
-  const logs = useAsync(
+  const selection = useSelection();
+  const list = useAsync(
     () =>
-      api.get<{ logs: LogEntry[]; cursor?: string }>("/v2/logs", {
-        query: { ...filterQuery(filters, true), count: PAGE, cursor: pager.cursor },
+      api.get<{ messages: MessageListEntry[]; cursor?: string }>("/v2/messages", {
+        query: { ...messageListQuery(filters), count: PAGE, cursor: pager.cursor },
       }),
-    [api, filters, pager.cursor],
+    [api, query.toString(), pager.cursor],
   );
-  // Live while the first page is shown: newer entries arrive at its top.
+  // Live while the first page is shown: new messages arrive at its top, states change in place.
   const live = pager.page === 1;
-  useInterval(() => logs.reload(true), 2000, live);
-  const groups = groupLogs(logs.data?.logs ?? []);
+  useInterval(() => list.reload(true), 2000, live);
+  const entries = list.data?.messages ?? [];
+  const now = Date.now();
 
   return (
     <>
-      <PageHead title="Messages" sub="Recent messages and their transitions, newest first.">
+      <PageHead title="Messages" sub="Every message with its current state, newest first.">
         {live && <span class="live">Live</span>}
+        <BulkActions api={api} filters={filters} entries={entries} selection={selection} onDone={() => list.reload(true)} />
       </PageHead>
-      <FilterBar
-        value={filters}
-        withState
-        onApply={(f) => {
-          setFilters(f);
-          pager.reset();
-        }}
-      />
+      <MessageFilterBar value={filters} onApply={(f) => navigate("messages", undefined, messageFiltersQuery(f))} />
       <section class="panel flush">
         <ListStatus
-          state={logs}
-          count={groups.length}
+          state={list}
+          count={entries.length}
           empty={
-            <Empty title="No messages here yet">
-              Publish one from the <a href={href("publish")}>Publish</a> view or with the API; it shows up here within
-              seconds. If filters are set, clear them.
-            </Empty>
+            hasFilters(filters) ? (
+              <Empty title="No messages match these filters">
+                Change or <a href={href("messages")}>clear the filters</a>. Ended messages are kept until log retention.
+              </Empty>
+            ) : (
+              <Empty title="No messages here yet">
+                Publish one from the <a href={href("publish")}>Publish</a> view or with the API; it shows up here within
+                seconds.
+              </Empty>
+            )
           }
         />
-        {groups.length > 0 && (
+        {entries.length > 0 && (
           <div class="table-wrap">
-            <table class="table" data-testid="messages-table">
+            <table class="table messages-table" data-testid="messages-table">
+              <colgroup>
+                <col class="col-check" />
+                <col class="col-state" />
+                <col class="col-id" />
+                <col />
+                <col class="col-num" />
+                <col class="col-status" />
+                <col class="col-labels" />
+                <col class="col-created" />
+              </colgroup>
               <thead>
                 <tr>
-                  <th>Message</th>
+                  <th>
+                    <SelectAllBox ids={entries.map((e) => e.messageId)} selection={selection} />
+                  </th>
                   <th>State</th>
+                  <th>Message</th>
                   <th>Destination</th>
+                  <th class="num" title="Attempts made">
+                    Tries
+                  </th>
+                  <th title="The destination's HTTP status of the last attempt">Status</th>
                   <th>Labels</th>
-                  <th>Transitions</th>
-                  <th>Last change</th>
+                  <th>Created</th>
                 </tr>
               </thead>
               <tbody>
-                {groups.map((g) => (
-                  <tr
-                    key={g.messageId}
-                    class="clickable"
-                    data-message-id={g.messageId}
-                    onClick={(e) => {
-                      if ((e.target as HTMLElement).closest("a")) return;
-                      navigate("messages", g.messageId);
-                    }}
-                  >
-                    <td>
-                      <a class="id-link" href={href("messages", g.messageId)}>
-                        {g.messageId}
-                      </a>
-                    </td>
-                    <td>
-                      <StateBadge state={g.state} />
-                    </td>
-                    <td class="cell-url" title={g.url}>
-                      {g.topicName && <span class="tag">group {g.topicName}</span>}
-                      {g.queueName && <span class="tag">queue {g.queueName}</span>}
-                      {g.url}
-                    </td>
-                    <td>
-                      {g.labels.map((l) => (
-                        <span key={l} class="tag">
-                          {l}
-                        </span>
-                      ))}
-                    </td>
-                    <td class="muted small">{g.states.join(" → ")}</td>
-                    <td>
-                      <Time ms={g.lastTime} />
-                    </td>
-                  </tr>
+                {entries.map((e) => (
+                  <Row key={e.messageId} entry={e} now={now} selection={selection} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
-        <Pager page={pager.page} nextCursor={logs.data?.cursor} onNext={pager.next} onPrev={pager.prev} />
+        <Pager page={pager.page} nextCursor={list.data?.cursor} onNext={pager.next} onPrev={pager.prev} />
       </section>
     </>
+  );
+}
+
+function Row({ entry: e, now, selection }: { entry: MessageListEntry; now: number; selection: ReturnType<typeof useSelection> }) {
+  const detail = stateDetail(e, now);
+  return (
+    <tr
+      class={selection.checked.has(e.messageId) ? "clickable selected" : "clickable"}
+      data-message-id={e.messageId}
+      data-state={e.state}
+      onClick={(ev) => {
+        if ((ev.target as HTMLElement).closest("a, input, button")) return;
+        navigate("messages", e.messageId);
+      }}
+    >
+      <td>
+        <SelectBox id={e.messageId} selection={selection} />
+      </td>
+      <td>
+        <StateBadge state={e.state} />
+        {detail && <div class="muted small ellipsis" title={detail}>{detail}</div>}
+      </td>
+      <td class="ellipsis-cell" title={e.messageId}>
+        <a class="id-link" href={href("messages", e.messageId)}>
+          {e.messageId}
+        </a>
+        {e.kind && <div class="muted small">{e.kind === "callback" ? "callback" : "failure callback"}</div>}
+      </td>
+      <td class="ellipsis-cell" title={e.url}>
+        {shortUrl(e.url)}
+        {(e.topicName || e.queueName || e.scheduleId) && (
+          <div class="ellipsis-cell">
+            {e.topicName && <span class="tag">group {e.topicName}</span>}
+            {e.queueName && <span class="tag">queue {e.queueName}</span>}
+            {e.scheduleId && <span class="tag">schedule {e.scheduleId}</span>}
+          </div>
+        )}
+      </td>
+      <td class="num">{e.attempts}</td>
+      <td>{e.lastResponseStatus ?? <span class="muted">–</span>}</td>
+      <td class="ellipsis-cell" title={(e.labels ?? []).join(", ")}>
+        {(e.labels ?? []).map((l) => (
+          <span key={l} class="tag">
+            {l}
+          </span>
+        ))}
+      </td>
+      <td class="ellipsis-cell">
+        <Time ms={e.createdAt} />
+      </td>
+    </tr>
   );
 }

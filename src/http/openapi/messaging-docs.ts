@@ -1,4 +1,5 @@
 import type { Dialect } from "../../domain/dialect.js";
+import { MESSAGE_LIST_STATES } from "../../domain/message-list-state.js";
 import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
@@ -18,6 +19,33 @@ const publishedAnswer: JsonSchema = {
   anyOf: [published, arr(published)],
 };
 const message = obj({ messageId: str(), url: str(), topicName: str(), queueName: str(), createdAt: { type: "integer" } });
+const int = { type: "integer" };
+const messageListEntry = obj(
+  {
+    messageId: str(),
+    state: str(`One of ${MESSAGE_LIST_STATES.join(", ")}`),
+    waitReason: str("FLOW_CONTROL only: flowControlKey or globalParallelism"),
+    url: str(),
+    topicName: str(),
+    endpointName: str(),
+    queueName: str(),
+    scheduleId: str(),
+    flowControlKey: str(),
+    labels: arr(str()),
+    attempts: int,
+    lastResponseStatus: int,
+    nextDeliveryTime: { ...int, description: "CREATED, DELAYED and RETRY: when the next attempt is due (Unix ms)" },
+    cancelRequested: { type: "boolean" },
+    createdAt: int,
+    firstAttemptAt: int,
+    finishedAt: int,
+    kind: str("callback or failureCallback; absent for a message"),
+    parentMessageId: str(),
+    callerIP: str(),
+    bodySize: { ...int, description: "The body's size in bytes: the list never carries bodies" },
+  },
+  "One message with its current state (docs/messaging.md \"Listing messages\")",
+);
 const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
 const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
 const schedule = obj({ scheduleId: str(), cron: str(), destination: str(), isPaused: { type: "boolean" } });
@@ -87,6 +115,22 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       summary: "Publish several messages in one request",
       body: arr(obj({ destination: str(), headers: { type: "object" }, body: str(), queue: str() })),
       responses: { 200: ["One answer per item", arr(anyJson)], 202: ["Every message was a duplicate", arr(anyJson)] },
+    }),
+    "GET /v2/messages": token({
+      tag: "Messages",
+      summary: "List messages, one entry per message with its current state, newest first (a Ferry extension)",
+      description:
+        "Paged by message with `cursor`; the entries never carry bodies. Open to the read-only token. " +
+        "docs/messaging.md \"Listing messages\".",
+      query: {
+        ...messageFilters,
+        messageId: "Message id (repeat or comma-separate)",
+        state: `Current state, any of: ${MESSAGE_LIST_STATES.join(", ")}`,
+        cursor: "Cursor of the next page (from the previous answer)",
+        count: "Page size, 1..1000 (default 100)",
+        order: "latestFirst (default) or earliestFirst",
+      },
+      responses: { 200: ["A page of messages", obj({ cursor: str(), messages: arr(messageListEntry) })] },
     }),
     "GET /v2/messages/:id": token({
       tag: "Messages",
