@@ -167,7 +167,7 @@ describe("schedules", () => {
     expect(after[0]).toMatchObject({ cron: "*/5 * * * *", retries: 2, labels: ["reports"], body: '{"report":"weekly"}' });
     expect(after[0].header["X-Report"]).toEqual(["weekly"]);
     await settle(page);
-    await page.screenshot({ path: join(shots, "schedules.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "schedules-run-edit.png"), fullPage: true });
 
     await page.setViewportSize({ width: 1024, height: 768 });
     await settle(page);
@@ -198,7 +198,7 @@ describe("queues", () => {
     await row.getByTestId("throughput").getByText("0.60", { exact: true }).waitFor();
     await expect(row.getByRole("link", { name: "Its messages" }).getAttribute("href")).resolves.toBe("#/messages?queue=emails");
     await settle(page);
-    await page.screenshot({ path: join(shots, "queues.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "queues-throughput.png"), fullPage: true });
     await page.setViewportSize({ width: 1024, height: 768 });
     await settle(page);
     expect(await scrollsSideways(page)).toBe(false);

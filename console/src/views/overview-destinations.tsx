@@ -7,11 +7,21 @@ import { Empty, Time } from "../components/ui";
  * The destinations with failed attempts in the period, most failures first, each with its newest failure: the
  * delivery's own words (refused, timed out, TLS, or the status) and the start of the answer's body.
  */
-export function DestinationFailures({ destinations, period }: { destinations: AccountHealth["destinations"]; period: string }) {
+export function DestinationFailures({
+  destinations,
+  period,
+  delivered,
+}: {
+  destinations: AccountHealth["destinations"];
+  period: string;
+  /** Whether any message ended (delivered or failed) in the period. */
+  delivered: boolean;
+}) {
   if (destinations.length === 0) {
     return (
       <Empty title={`No failed attempts in the last ${period}`}>
-        Every destination answered 2xx. A destination that fails shows up here with its last error.
+        {delivered ? "Every attempt was answered with 2xx. " : "Nothing was delivered in this period. "}A destination
+        that fails shows up here with its last error.
       </Empty>
     );
   }

@@ -97,7 +97,7 @@ export function Overview() {
           <div class="stat-label">Publish → delivery · {period}</div>
           <div class="stat-value">
             {h ? (h.latency.p50 === null ? "–" : durationText(h.latency.p50)) : "…"}
-            <span class="muted small"> p50</span>
+            {h?.latency.p50 !== null && h?.latency.p50 !== undefined && <span class="muted small"> p50</span>}
           </div>
           <div class="stat-foot">
             {h && h.latency.p99 !== null
@@ -149,24 +149,30 @@ export function Overview() {
         </div>
       </div>
 
-      <section class="panel flush" data-testid="destinations">
-        <div class="panel-head padded">
-          <h2>Destinations by failures · {period}</h2>
-          {h?.destinationsCapped && <span class="muted small">from the newest 10,000 failed attempts</span>}
-        </div>
-        {health.error && <ErrorBox error={health.error} retry={() => health.reload()} />}
-        {!h && !health.error && <Loading />}
-        {h && <DestinationFailures destinations={h.destinations} period={period} />}
-      </section>
+      {!empty && (
+        <>
+          <section class="panel flush" data-testid="destinations">
+            <div class="panel-head padded">
+              <h2>Destinations by failures · {period}</h2>
+              {h?.destinationsCapped && <span class="muted small">from the newest 10,000 failed attempts</span>}
+            </div>
+            {health.error && <ErrorBox error={health.error} retry={() => health.reload()} />}
+            {!h && !health.error && <Loading />}
+            {h && (
+              <DestinationFailures destinations={h.destinations} period={period} delivered={h.delivered + h.failed > 0} />
+            )}
+          </section>
 
-      <section class="panel">
-        <div class="panel-head">
-          <h2>Usage · {period}</h2>
-        </div>
-        {stats.error && <ErrorBox error={stats.error} retry={() => stats.reload()} />}
-        {!chart && !stats.error && <Loading />}
-        {chart && <Chart xs={chart.xs} series={chart.series} />}
-      </section>
+          <section class="panel">
+            <div class="panel-head">
+              <h2>Usage · {period}</h2>
+            </div>
+            {stats.error && <ErrorBox error={stats.error} retry={() => stats.reload()} />}
+            {!chart && !stats.error && <Loading />}
+            {chart && <Chart xs={chart.xs} series={chart.series} />}
+          </section>
+        </>
+      )}
     </>
   );
 }
