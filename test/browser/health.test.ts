@@ -22,8 +22,8 @@ mkdirSync(shots, { recursive: true });
 const run = promisify(execFile);
 
 /** The page scrolls sideways when its content is wider than the window: 1024 px is supported (docs/console.md). */
-const scrollsSideways = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+const scrollsSideways = async (page: Page): Promise<boolean> =>
+  (await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth")) === true;
 
 async function settle(page: Page): Promise<void> {
   await page.waitForLoadState("networkidle");
