@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { cronWords } from "../../console/src/lib/cron-words.js";
+import { buildPublishRequest } from "../../console/src/lib/publish-request.js";
+import { scheduleEditLosses, scheduleToForm } from "../../console/src/lib/schedule-form.js";
+import type { ScheduleDetails } from "../../console/src/lib/types.js";
+import { durationText, percentText, tableTime } from "../../console/src/lib/when.js";
 import { BODY_START_BYTES, failureCause, percentile, successRate } from "../../src/domain/health.js";
 
 /** A schedule's cron in plain words (console/src/lib/cron-words.ts). */
@@ -71,5 +75,96 @@ describe("health arithmetic", () => {
       error: "connect ECONNREFUSED 127.0.0.1:9",
     });
     expect(failureCause("not json")).toEqual({ error: "delivery failed" });
+  });
+});
+
+/** Edit: a schedule's record back into the form that sends the same request (console/src/lib/schedule-form.ts). */
+describe("a schedule as its form", () => {
+  const record: ScheduleDetails = {
+    scheduleId: "nightly",
+    cron: "CRON_TZ=Europe/Berlin 0 3 * * *",
+    createdAt: 1,
+    destination: "https://example.com/hook?x=1",
+    method: "PUT",
+    isPaused: true,
+    retries: 2,
+    header: { "Content-Type": ["application/json"], "X-Job": ["report"] },
+    body: '{"job":"report"}',
+    delay: 30,
+    timeout: 20,
+    callback: "https://example.com/cb",
+    failureCallback: "https://example.com/fail",
+    labels: ["a", "b"],
+    queueName: "reports",
+    flowControlKey: "tenant",
+    parallelism: 2,
+    rate: 10,
+    period: 60,
+    retryDelayExpression: "1000 * retried",
+  };
+
+  it("fills every field the form has, and sends the same configuration again", () => {
+    const form = scheduleToForm(record);
+    expect(form).toMatchObject({
+      cron: record.cron,
+      destination: record.destination,
+      method: "PUT",
+      contentType: "application/json",
+      headers: [{ name: "X-Job", value: "report" }],
+      body: '{"job":"report"}',
+      retries: "2",
+      delay: "30s",
+      timeout: "20s",
+      retryDelay: "1000 * retried",
+      callback: "https://example.com/cb",
+      failureCallback: "https://example.com/fail",
+      labels: "a, b",
+      queue: "reports",
+      flowControlKey: "tenant",
+      flowParallelism: "2",
+      flowRate: "10",
+      flowPeriod: "60s",
+    });
+    const request = buildPublishRequest(form, "Svc-");
+    expect(request.path).toBe("/v2/schedules/https://example.com/hook?x=1");
+    expect(request.headers).toMatchObject({
+      "Svc-Cron": record.cron,
+      "Svc-Method": "PUT",
+      "Svc-Forward-X-Job": "report",
+      "Svc-Delay": "30s",
+      "Svc-Queue-Name": "reports",
+      "Svc-Label": "a,b",
+      "Svc-Flow-Control-Value": "parallelism=2, rate=10, period=60s",
+    });
+    expect(scheduleEditLosses(record)).toEqual([]);
+  });
+
+  it("names what the form cannot keep", () => {
+    expect(scheduleEditLosses({ ...record, body: undefined, bodyBase64: "AAE=", callbackHeader: { A: ["1"] } })).toEqual([
+      "its binary body",
+      "its callback headers",
+    ]);
+  });
+});
+
+describe("times and amounts as read", () => {
+  it("shows every time of a table with its date, the year only when it is not this one", () => {
+    const now = Date.UTC(2026, 10, 26, 12);
+    const thisYear = tableTime(Date.UTC(2026, 10, 26, 9, 5), now);
+    const lastYear = tableTime(Date.UTC(2025, 0, 2, 9, 5), now);
+    expect(thisYear).not.toMatch(/2026/);
+    expect(thisYear).toMatch(/26/);
+    expect(lastYear).toMatch(/2025/);
+  });
+
+  it("says latencies and rates plainly", () => {
+    expect([durationText(850), durationText(1234), durationText(42_000), durationText(185_000), durationText(7_800_000)]).toEqual([
+      "850 ms",
+      "1.2 s",
+      "42 s",
+      "3 min 5 s",
+      "2 h 10 min",
+    ]);
+    expect([percentText(1), percentText(0.9996), percentText(0.5), percentText(2 / 3)]).toEqual(["100 %", "99.9 %", "50 %", "66.6 %"]);
   });
 });
