@@ -8,7 +8,7 @@ import { AppError, invalidField, notFound, quotaExceeded, quoted } from "../erro
 import type { NewSchedule } from "../store/schedule-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
-import { resolveTargets, withDefaults } from "./publish.js";
+import { isUrlDestination, resolveTargets, withDefaults } from "./publish.js";
 import { enforceDailyQuota } from "./limits.js";
 import { scheduleMessages } from "./schedule-ticks.js";
 import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
@@ -130,7 +130,10 @@ export async function triggerSchedule(
 ): Promise<{ messageId: string; url: string }[]> {
   const { store, clock, config, dispatcher } = services;
   const schedule = await getSchedule(services, account, id);
-  const { targets } = await resolveTargets(services, account, schedule.destination);
+  // As a tick resolves them (schedule-ticks.ts): the stored URL as it is, or the group's endpoints now (404 if gone).
+  const targets = isUrlDestination(schedule.destination)
+    ? [{ url: schedule.destination }]
+    : (await services.groups.resolve(account, schedule.destination)).targets;
   const now = clock.now();
   const messages = scheduleMessages(schedule, account, targets, now);
   await enforceDailyQuota(services, account, messages.length);

@@ -155,5 +155,11 @@ describe("POST /v2/schedules/:id/trigger", () => {
     await receiver.waitForPath("/team/a");
     await receiver.waitForPath("/team/b");
     expect((await server.call("GET", "/v2/account")).json.quota.used).toBe(used + 2);
+
+    // The group is looked up at the run, as at a tick: once it is gone, run now is a 404 naming it.
+    expect((await server.call("DELETE", "/v2/topics/team")).status).toBe(200);
+    const gone = await server.call("POST", "/v2/schedules/team/trigger");
+    expect(gone.status).toBe(404);
+    expect(gone.json.error).toContain("team");
   });
 });
