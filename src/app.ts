@@ -9,6 +9,7 @@ import { dlqRoutes } from "./http/routes/dlq.js";
 import { workflowDlqRoutes, workflowHookRoutes, workflowRoutes } from "./http/routes/workflows.js";
 import { batchRoutes } from "./http/routes/batch.js";
 import { accountRoutes } from "./http/routes/account.js";
+import { healthRoutes } from "./http/routes/health.js";
 import { consoleRoutes } from "./http/routes/console.js";
 import { flowControlRoutes } from "./http/routes/flow-keys.js";
 import { limitMessagingBursts } from "./http/plugins/rate-limit.js";
@@ -79,6 +80,7 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
     batchRoutes(messaging, services);
     flowControlRoutes(messaging, services);
     accountRoutes(messaging, services);
+    healthRoutes(messaging, services);
     workflowRoutes(messaging, services);
     workflowDlqRoutes(messaging, services);
   });

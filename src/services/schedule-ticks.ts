@@ -2,6 +2,7 @@ import { cronFromText } from "../domain/cron.js";
 import type { NewMessage } from "../domain/message.js";
 import type { ParsedConfig } from "../domain/publish-config.js";
 import { planDueTick, type Schedule } from "../domain/schedule.js";
+import type { Account } from "../domain/records.js";
 import type { PublishTarget, Services } from "./context.js";
 import { buildMessages, isUrlDestination } from "./publish.js";
 import { recordTick } from "../metrics/delivery-metrics.js";
@@ -46,6 +47,11 @@ async function tickMessages(
       return { messages: [], error: error instanceof Error ? error.message : String(error) };
     }
   }
+  return { messages: scheduleMessages(schedule, account, targets, now) };
+}
+
+/** The messages one firing of `schedule` publishes to `targets` at `now`: a tick, or a run now (schedules.ts). */
+export function scheduleMessages(schedule: Schedule, account: Account, targets: PublishTarget[], now: number): NewMessage[] {
   const input = {
     account,
     destination: schedule.destination,
@@ -56,7 +62,7 @@ async function tickMessages(
   };
   const messages = buildMessages(input, targets, tickConfig(schedule, now), now).map((b) => b.message);
   for (const m of messages) if (m.callerIp === "") delete m.callerIp;
-  return { messages };
+  return messages;
 }
 
 /**

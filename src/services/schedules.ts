@@ -8,7 +8,9 @@ import { AppError, invalidField, notFound, quotaExceeded, quoted } from "../erro
 import type { NewSchedule } from "../store/schedule-store.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
-import { resolveTargets, withDefaults } from "./publish.js";
+import { isUrlDestination, resolveTargets, withDefaults } from "./publish.js";
+import { enforceDailyQuota } from "./limits.js";
+import { scheduleMessages } from "./schedule-ticks.js";
 import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 
 export interface CreateScheduleInput {
@@ -114,4 +116,31 @@ export async function resumeSchedule(services: Services, account: Account, id: s
   const next = nextTickAfter(cronFromText(current.cron), clock.now());
   if (next !== undefined) p.nextRunAt = next;
   if (!(await store.scheduleSetPaused(p))) throw notFound(`schedule ${id}`);
+}
+
+/**
+ * Run now (docs/schedules.md "Run now"): publishes the schedule's message once, at once, exactly as a tick would
+ * (one per endpoint of a URL group, resolved now; its delay applies), paused or not. Its ticks, next run and last-run
+ * fields are left alone. A publish-type call: it counts against the daily quota. Returns the messages published.
+ */
+export async function triggerSchedule(
+  services: Services,
+  account: Account,
+  id: string,
+): Promise<{ messageId: string; url: string }[]> {
+  const { store, clock, config, dispatcher } = services;
+  const schedule = await getSchedule(services, account, id);
+  // As a tick resolves them (schedule-ticks.ts): the stored URL as it is, or the group's endpoints now (404 if gone).
+  const targets = isUrlDestination(schedule.destination)
+    ? [{ url: schedule.destination }]
+    : (await services.groups.resolve(account, schedule.destination)).targets;
+  const now = clock.now();
+  const messages = scheduleMessages(schedule, account, targets, now);
+  await enforceDailyQuota(services, account, messages.length);
+  await store.messageInsertMany({ items: messages.map((message) => ({ message })), now, dedupWindowMs: config.dedupWindowMs });
+  for (const m of messages) {
+    if (m.dueAt <= now) dispatcher.nudge();
+    else dispatcher.noteDue(m.dueAt);
+  }
+  return messages.map((m) => ({ messageId: m.id, url: m.url }));
 }

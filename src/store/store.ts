@@ -5,6 +5,7 @@ import type { Message, NewMessage } from "../domain/message.js";
 import type { Account, AccountPatch, Outcome } from "../domain/records.js";
 import type { DlqStore } from "./store-dlq.js";
 import type { FlowControlStore } from "./flow-control-store.js";
+import type { HealthStore } from "./health-store.js";
 import type { ManagementStore } from "./management-store.js";
 import type { NodeStore } from "./node-store.js";
 import type { OpsStore } from "./ops-store.js";
@@ -109,6 +110,7 @@ export type UsageMetric =
 export interface Store
   extends DlqStore,
     FlowControlStore,
+    HealthStore,
     ManagementStore,
     MessageRowStore,
     NodeStore,

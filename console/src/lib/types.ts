@@ -233,3 +233,50 @@ export interface MessageListEntry {
   parentMessageId?: string;
   bodySize: number;
 }
+
+/** `GET /v2/account/health?period=…` (docs/console.md "Health"). */
+export interface AccountHealth {
+  period: string;
+  from: number;
+  to: number;
+  delivered: number;
+  failed: number;
+  successRate: number | null;
+  latency: { p50: number | null; p99: number | null; sample: number; sampleCapped: boolean };
+  destinations: {
+    url: string;
+    failedAttempts: number;
+    failedMessages: number;
+    lastError: { time: number; messageId: string; error: string; status?: number; bodyStart?: string };
+  }[];
+  destinationsCapped: boolean;
+}
+
+/** `GET /v2/account/queue-throughput?minutes=…` (docs/console.md "Queues"). */
+export interface QueueThroughput {
+  minutes: number;
+  from: number;
+  to: number;
+  queues: { queueName: string; delivered: number; perMinute: number }[];
+  capped: boolean;
+}
+
+/** `POST /v2/schedules/:id/trigger` (docs/schedules.md "Run now"). */
+export interface ScheduleTriggered {
+  messages: { messageId: string; url: string }[];
+}
+
+/** The Schedule record's optional keys the edit form reads (docs/schedules.md "Schedule record"). */
+export interface ScheduleDetails extends Schedule {
+  bodyBase64?: string;
+  timeout?: number;
+  callback?: string;
+  failureCallback?: string;
+  callbackHeader?: Headers;
+  failureCallbackHeader?: Headers;
+  flowControlKey?: string;
+  parallelism?: number;
+  rate?: number;
+  period?: number;
+  retryDelayExpression?: string;
+}

@@ -2,11 +2,13 @@ import { useMemo, useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
 import { count } from "../lib/format";
 import { href } from "../lib/router";
-import type { Queue, UsageStats } from "../lib/types";
+import type { AccountHealth, Queue, UsageStats } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
+import { durationText, percentText } from "../lib/when";
 import { Chart, type ChartSeries } from "../components/chart";
 import { ErrorBox, Loading, PageHead, Time } from "../components/ui";
-import { LimitsTable } from "./limits";
+import { DestinationFailures } from "./overview-destinations";
+import { GettingStarted } from "./getting-started";
 
 const PERIODS = ["1h", "3h", "12h", "1d", "3d", "7d", "30d"] as const;
 const COLORS: Record<string, string> = {
@@ -22,14 +24,20 @@ function seconds(x: string): number {
   return m ? Date.parse(`${m[1]}T${m[2]}Z`) / 1000 : Date.parse(x) / 1000;
 }
 
+const published = (stats: UsageStats | undefined) => (stats ? stats.daily_used.reduce((n, p) => n + p.y, 0) : 0);
+
 export function Overview() {
   const { api, account, refreshAccount } = useApp();
   const [period, setPeriod] = useState<(typeof PERIODS)[number]>("1h");
   const stats = useAsync(() => api.get<UsageStats>("/v2/account/stats", { query: { period } }), [api, period]);
+  const health = useAsync(() => api.get<AccountHealth>("/v2/account/health", { query: { period } }), [api, period]);
   const queues = useAsync(() => api.get<Queue[]>("/v2/queues"), [api]);
+  // Read once: an account that published nothing in 30 days, and holds nothing, is shown how to start.
+  const month = useAsync(() => api.get<UsageStats>("/v2/account/stats", { query: { period: "30d" } }), [api]);
   useInterval(
     () => {
       stats.reload(true);
+      health.reload(true);
       queues.reload(true);
       refreshAccount();
     },
@@ -54,11 +62,49 @@ export function Overview() {
   const lag = (queues.data ?? []).reduce((sum, q) => sum + q.lag, 0);
   const quota = account.quota;
   const share = quota.limit ? Math.min(100, (quota.used / quota.limit) * 100) : 0;
+  const empty =
+    month.data !== undefined &&
+    stats.data !== undefined &&
+    published(month.data) === 0 &&
+    published(stats.data) === 0 &&
+    account.inFlight === 0 &&
+    account.dlqSize === 0;
+  const h = health.data;
 
   return (
     <>
-      <PageHead title="Overview" sub={`Account ${account.accountId} · plan ${account.plan}`} />
-      <div class="grid cols-4">
+      <PageHead title="Overview" sub={`Account ${account.accountId} · plan ${account.plan}`}>
+        <div class="seg" role="group" aria-label="Period">
+          {PERIODS.map((p) => (
+            <button key={p} type="button" aria-pressed={p === period} onClick={() => setPeriod(p)}>
+              {p}
+            </button>
+          ))}
+        </div>
+      </PageHead>
+
+      {empty && <GettingStarted />}
+
+      <div class="grid cols-3">
+        <div class="panel stat" data-testid="success-rate">
+          <div class="stat-label">Success rate · {period}</div>
+          <div class="stat-value">{h ? (h.successRate === null ? "–" : percentText(h.successRate)) : "…"}</div>
+          <div class="stat-foot">
+            {h ? `${count(h.delivered)} delivered · ${count(h.failed)} failed` : "Loading"}
+          </div>
+        </div>
+        <div class="panel stat" data-testid="latency">
+          <div class="stat-label">Publish → delivery · {period}</div>
+          <div class="stat-value">
+            {h ? (h.latency.p50 === null ? "–" : durationText(h.latency.p50)) : "…"}
+            {h?.latency.p50 !== null && h?.latency.p50 !== undefined && <span class="muted small"> p50</span>}
+          </div>
+          <div class="stat-foot">
+            {h && h.latency.p99 !== null
+              ? `p99 ${durationText(h.latency.p99)} · ${h.latency.sampleCapped ? "newest " : ""}${count(h.latency.sample)} deliveries`
+              : "No deliveries in this period"}
+          </div>
+        </div>
         <div class="panel stat">
           <div class="stat-label">Messages in flight</div>
           <div class="stat-value" data-testid="in-flight">{count(account.inFlight)}</div>
@@ -77,7 +123,13 @@ export function Overview() {
           <div class="stat-label">Queue lag</div>
           <div class="stat-value">{queues.data ? count(lag) : "…"}</div>
           <div class="stat-foot">
-            {queues.data ? `${queues.data.length} queue${queues.data.length === 1 ? "" : "s"}` : "Loading queues"}
+            {queues.data ? (
+              <a href={href("queues")}>
+                {queues.data.length} queue{queues.data.length === 1 ? "" : "s"}
+              </a>
+            ) : (
+              "Loading queues"
+            )}
           </div>
         </div>
         <div class="panel stat">
@@ -92,31 +144,35 @@ export function Overview() {
             </div>
           )}
           <div class="stat-foot">
-            Resets <Time ms={quota.resetsAt} rel />
+            Resets <Time ms={quota.resetsAt} rel /> · limits in <a href={href("settings")}>Settings</a>
           </div>
         </div>
       </div>
 
-      <section class="panel">
-        <div class="panel-head">
-          <h2>Usage</h2>
-          <div class="seg" role="group" aria-label="Period">
-            {PERIODS.map((p) => (
-              <button key={p} type="button" aria-pressed={p === period} onClick={() => setPeriod(p)}>
-                {p}
-              </button>
-            ))}
-          </div>
-        </div>
-        {stats.error && <ErrorBox error={stats.error} retry={() => stats.reload()} />}
-        {!chart && !stats.error && <Loading />}
-        {chart && <Chart xs={chart.xs} series={chart.series} />}
-      </section>
+      {!empty && (
+        <>
+          <section class="panel flush" data-testid="destinations">
+            <div class="panel-head padded">
+              <h2>Destinations by failures · {period}</h2>
+              {h?.destinationsCapped && <span class="muted small">from the newest 10,000 failed attempts</span>}
+            </div>
+            {health.error && <ErrorBox error={health.error} retry={() => health.reload()} />}
+            {!h && !health.error && <Loading />}
+            {h && (
+              <DestinationFailures destinations={h.destinations} period={period} delivered={h.delivered + h.failed > 0} />
+            )}
+          </section>
 
-      <section class="panel">
-        <h2>Plan limits</h2>
-        <LimitsTable limits={account.limits} />
-      </section>
+          <section class="panel">
+            <div class="panel-head">
+              <h2>Usage · {period}</h2>
+            </div>
+            {stats.error && <ErrorBox error={stats.error} retry={() => stats.reload()} />}
+            {!chart && !stats.error && <Loading />}
+            {chart && <Chart xs={chart.xs} series={chart.series} />}
+          </section>
+        </>
+      )}
     </>
   );
 }

@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
 import { enc } from "../lib/api";
 import { count } from "../lib/format";
-import type { Queue } from "../lib/types";
+import { href } from "../lib/router";
+import type { Queue, QueueThroughput } from "../lib/types";
 import { PauseDeleteActions } from "../components/pause-delete-actions";
 import { useAsync, useInterval } from "../lib/use-async";
 import {
@@ -19,13 +20,29 @@ import {
   WriteButton,
 } from "../components/ui";
 
+/** The window of the throughput column. */
+const THROUGHPUT_MINUTES = 5;
+
 export function Queues() {
   const { api, account } = useApp();
   const action = useAction();
   const { run, busy } = action;
   const confirm = useConfirm();
   const list = useAsync(() => api.get<Queue[]>("/v2/queues"), [api]);
-  useInterval(() => list.reload(true), 5000, true);
+  // Delivered per minute over the last THROUGHPUT_MINUTES, from the store (docs/console.md "Queues").
+  const throughput = useAsync(
+    () => api.get<QueueThroughput>("/v2/account/queue-throughput", { query: { minutes: THROUGHPUT_MINUTES } }),
+    [api],
+  );
+  useInterval(
+    () => {
+      list.reload(true);
+      throughput.reload(true);
+    },
+    5000,
+    true,
+  );
+  const rates = new Map((throughput.data?.queues ?? []).map((q) => [q.queueName, q]));
   const [editing, setEditing] = useState<{ name: string; parallelism: string; isNew: boolean }>();
   const reload = () => list.reload(true);
   const max = account.limits.max_parallelism ?? 100;
@@ -66,6 +83,9 @@ export function Queues() {
                 <tr>
                   <th>Queue</th>
                   <th class="num">Lag</th>
+                  <th class="num" title={`Messages delivered per minute over the last ${THROUGHPUT_MINUTES} minutes`}>
+                    Delivered / min
+                  </th>
                   <th class="num">Parallelism</th>
                   <th>State</th>
                   <th>Updated</th>
@@ -75,8 +95,22 @@ export function Queues() {
               <tbody>
                 {list.data.map((q) => (
                   <tr key={q.name} data-queue={q.name}>
-                    <td class="mono">{q.name}</td>
+                    <td>
+                      <span class="mono">{q.name}</span>
+                      <div class="small">
+                        <a href={href("messages", undefined, { queue: q.name })}>Its messages</a>
+                      </div>
+                    </td>
                     <td class="num">{count(q.lag)}</td>
+                    <td class="num" data-testid="throughput">
+                      {throughput.data ? (
+                        <span title={`${count(rates.get(q.name)?.delivered ?? 0)} delivered in ${THROUGHPUT_MINUTES} min`}>
+                          {perMinute(rates.get(q.name)?.perMinute ?? 0)}
+                        </span>
+                      ) : (
+                        <span class="muted">…</span>
+                      )}
+                    </td>
                     <td class="num">{q.parallelism}</td>
                     <td>{q.paused ? <Badge kind="warn">paused</Badge> : <Badge kind="ok">active</Badge>}</td>
                     <td>
@@ -146,4 +180,9 @@ export function Queues() {
       </Dialog>
     </>
   );
+}
+
+/** Per-minute rates: whole numbers as they are, small ones with up to two decimals. */
+function perMinute(rate: number): string {
+  return rate >= 100 || Number.isInteger(rate) ? Math.round(rate).toLocaleString() : rate.toFixed(rate < 10 ? 2 : 1);
 }

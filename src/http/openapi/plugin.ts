@@ -3,6 +3,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import type { Services } from "../../services/context.js";
 import { consoleDocs, searchDataDocs } from "./console-search-docs.js";
+import { healthDocs } from "./health-docs.js";
 import { managementDocs, operationsDocs } from "./management-docs.js";
 import { messagingDocs } from "./messaging-docs.js";
 import { type JsonSchema, type RouteDoc, routeSchema } from "./route-doc.js";
@@ -37,6 +38,7 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
     ...messagingDocs(d),
     ...Object.assign({}, ...services.dialects.all.map(managementDocs)),
     ...consoleDocs,
+    ...healthDocs,
     ...searchDataDocs(),
     ...workflowDocs(d, HOOK_METHODS),
   };

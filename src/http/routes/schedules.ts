@@ -7,6 +7,7 @@ import {
   listSchedules,
   pauseSchedule,
   resumeSchedule,
+  triggerSchedule,
 } from "../../services/schedules.js";
 import { rawBody } from "../body.js";
 import { splitDestination } from "../destination.js";
@@ -52,6 +53,11 @@ export function scheduleRoutes(app: FastifyInstance, services: Services): void {
     await deleteSchedule(services, request.account, request.params.id);
     return reply.status(200).send();
   });
+
+  // Run now (a Ferry extension, docs/schedules.md "Run now"): the messages of one tick, published at once.
+  app.post<IdParams>("/v2/schedules/:id/trigger", async (request) => ({
+    messages: await triggerSchedule(services, request.account, request.params.id),
+  }));
 
   // All three SDKs use PATCH; the docs and OpenAPI say POST: both are accepted (docs/schedules.md).
   for (const method of ["POST", "PATCH"] as const) {

@@ -21,6 +21,7 @@ import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
 import { overviewQueries } from "./overview.js";
+import { healthQueries } from "./health.js";
 import { workflowQueries } from "./workflows.js";
 
 export type { PgStoreOptions } from "./context.js";
@@ -57,6 +58,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
     ...combineParts(ctx, [workflowQueries]),
     ...combineParts(ctx, [messageRowQueries]),
+    ...combineParts(ctx, [healthQueries]),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

@@ -400,6 +400,9 @@ CREATE INDEX flow_keys_wake ON public.flow_keys USING btree (wake_at) WHERE (wak
 -- index logs_account
 CREATE INDEX logs_account ON public.logs USING btree (account_id, seq);
 
+-- index logs_failures
+CREATE INDEX logs_failures ON public.logs USING btree (account_id, "time") WHERE (state = ANY (ARRAY['ERROR'::text, 'FAILED'::text]));
+
 -- index logs_message
 CREATE INDEX logs_message ON public.logs USING btree (message_id, state);
 
@@ -417,6 +420,9 @@ CREATE INDEX messages_active ON public.messages USING btree (lease_until) WHERE 
 
 -- index messages_active_seq
 CREATE INDEX messages_active_seq ON public.messages USING btree (account_id, active_seq) WHERE (active_seq IS NOT NULL);
+
+-- index messages_delivered
+CREATE INDEX messages_delivered ON public.messages USING btree (account_id, finished_at) WHERE (state = 'DELIVERED'::text);
 
 -- index messages_due
 CREATE INDEX messages_due ON public.messages USING btree (due_at) WHERE (state = ANY (ARRAY['CREATED'::text, 'RETRY'::text]));

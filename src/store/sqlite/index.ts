@@ -19,6 +19,7 @@ import { searchDocumentQueries } from "./search-documents.js";
 import { usageQueries } from "./usage-stats.js";
 import { opsQueries } from "./ops.js";
 import { overviewQueries } from "./overview.js";
+import { healthQueries } from "./health.js";
 import { workflowQueries } from "./workflows.js";
 
 /**
@@ -36,5 +37,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...combineParts(ctx, [searchDocumentQueries, retentionQueries, nodeNumberQueries, opsQueries, overviewQueries]),
     ...combineParts(ctx, [workflowQueries]),
     ...combineParts(ctx, [messageRowQueries]),
+    ...combineParts(ctx, [healthQueries]),
   };
 }

@@ -386,6 +386,9 @@ CREATE INDEX flow_keys_wake ON flow_keys (wake_at) WHERE wake_at IS NOT NULL;
 -- index logs_account
 CREATE INDEX logs_account ON logs (account_id, seq);
 
+-- index logs_failures
+CREATE INDEX logs_failures ON logs (account_id, time) WHERE state IN ('ERROR', 'FAILED');
+
 -- index logs_message
 CREATE INDEX logs_message ON logs (message_id, state);
 
@@ -400,6 +403,9 @@ CREATE INDEX messages_active ON messages (lease_until) WHERE state = 'ACTIVE';
 
 -- index messages_active_seq
 CREATE INDEX messages_active_seq ON messages (account_id, active_seq) WHERE active_seq IS NOT NULL;
+
+-- index messages_delivered
+CREATE INDEX messages_delivered ON messages (account_id, finished_at) WHERE state = 'DELIVERED';
 
 -- index messages_due
 CREATE INDEX messages_due ON messages (due_at) WHERE state IN ('CREATED', 'RETRY');
