@@ -2,9 +2,12 @@ import { useApp } from "../lib/app-context";
 import { ApiError, enc, type MessagingApi } from "../lib/api";
 import { FINAL_STATES, groupLogs } from "../lib/group-logs";
 import { href } from "../lib/router";
-import type { LogEntry, MessageRecord } from "../lib/types";
+import { messageCurl } from "../lib/message-curl";
+import { attemptTimings, duration, stateTone } from "../lib/timeline";
+import type { LogEntry, MessageActions, MessageRecord } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import { BodyView, utf8Of } from "../components/body-view";
+import { MessageActionButtons, ReplayLinks } from "../components/message-actions";
 import {
   ErrorBox,
   HeadersTable,
@@ -75,7 +78,9 @@ export function MessageDetail({ id }: { id: string }) {
     }
     const created = logs.find((l) => l.state === "CREATED");
     const callbacks = await callbacksOf(api, id, [created?.callback, created?.failureCallback]);
-    return { logs, finished: finished || (logs.length > 0 && message === undefined), message, callbacks };
+    // What retry and replay would do, and the replay links; open to the read-only token (docs/console.md).
+    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
+    return { logs, finished: finished || (logs.length > 0 && message === undefined), message, callbacks, actions };
   }, [api, id]);
   // Live while the message or one of its callbacks is still on its way.
   const settled =
@@ -84,7 +89,8 @@ export function MessageDetail({ id }: { id: string }) {
 
   if (data.error) return <ErrorBox error={data.error} retry={() => data.reload()} />;
   if (!data.data) return <Loading />;
-  const { logs, finished, message, callbacks } = data.data;
+  const { logs, finished, message, callbacks, actions } = data.data;
+  const timings = attemptTimings(logs);
   const created = logs.find((l) => l.state === "CREATED") ?? logs[0];
   const last = logs[logs.length - 1];
 
@@ -101,12 +107,21 @@ export function MessageDetail({ id }: { id: string }) {
       </p>
       <PageHead title="Message" sub={id}>
         {last && <StateBadge state={last.state} />}
+        {logs.length > 0 && (
+          <MessageActionButtons
+            id={id}
+            actions={actions}
+            created={logs.find((l) => l.state === "CREATED")}
+            onDone={() => data.reload(true)}
+          />
+        )}
         {!finished && message && (
           <WriteButton variant="danger" onClick={() => void cancel()} disabled={busy}>
             Cancel
           </WriteButton>
         )}
       </PageHead>
+      <ReplayLinks actions={actions} />
       {logs.length === 0 ? (
         <section class="panel">
           <p>
@@ -121,10 +136,15 @@ export function MessageDetail({ id }: { id: string }) {
               <h2>Timeline</h2>
               <ol class="timeline" data-testid="timeline">
                 {logs.map((l, i) => (
-                  <li key={i} data-state={l.state}>
+                  <li key={i} data-state={l.state} data-tone={stateTone(l.state)}>
                     <div class="t-head">
                       <StateBadge state={l.state} />
                       <Time ms={l.time} />
+                      {timings.has(i) && (
+                        <span class="t-duration" data-testid="attempt-duration" title="From the attempt's start (ACTIVE) to its answer">
+                          attempt {timings.get(i)!.attempt} · {duration(timings.get(i)!.ms)}
+                        </span>
+                      )}
                       {l.responseStatus !== undefined && ATTEMPT_STATES.has(l.state) && (
                         <span class="muted">HTTP {l.responseStatus}</span>
                       )}
@@ -207,6 +227,14 @@ export function MessageDetail({ id }: { id: string }) {
                 base64={message ? message.bodyBase64 : created?.body}
                 name={id}
               />
+              {created && created.state === "CREATED" && (
+                <details class="as-curl">
+                  <summary>As curl</summary>
+                  <pre class="code" data-testid="message-curl">
+                    {messageCurl(location.origin, created, api.config.headerPrefix)}
+                  </pre>
+                </details>
+              )}
             </section>
           </div>
         </div>
