@@ -51,6 +51,9 @@ async function callbacksOf(api: MessagingApi, id: string, urls: (string | undefi
   return rows;
 }
 
+/** Row states of a message still on its way (docs/states.md): it has a message record and may be cancelled. */
+const LIVE_STATES = new Set(["CREATED", "ACTIVE", "RETRY", "QUEUED", "WAITING"]);
+
 /** States that follow a delivery attempt and carry its response. */
 const ATTEMPT_STATES = new Set(["ERROR", "RETRY", "DELIVERED", "FAILED"]);
 
@@ -64,13 +67,22 @@ export function MessageDetail({ id }: { id: string }) {
   const { run, busy } = useAction();
   const confirm = useConfirm();
   const data = useAsync(async () => {
-    const { logs } = await api.get<{ logs: LogEntry[] }>("/v2/logs", {
-      query: { messageId: id, order: "earliestFirst", count: 1000 },
-    });
-    const finished = logs.some((l) => FINAL_STATES.has(l.state));
+    // What retry and replay would do, the replay links, and the row's state (docs/console.md "Message"); open to the
+    // read-only token, and never a 404: read first, so the logs read after it show an end it saw.
+    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
+    const readLogs = async () =>
+      (
+        await api.get<{ logs: LogEntry[] }>("/v2/logs", {
+          query: { messageId: id, order: "earliestFirst", count: 1000 },
+        })
+      ).logs;
+    const logs = await readLogs();
+    // Ended rows and HELD ones (ended, holding a queue slot) have no message record.
+    const live = actions.state !== undefined && LIVE_STATES.has(actions.state);
+    const finished = logs.some((l) => FINAL_STATES.has(l.state)) || (logs.length > 0 && !live);
     let message: MessageRecord | undefined;
     if (!finished && logs.length > 0) {
-      // The message may finish between the two calls: then it is simply gone, and the logs say how it ended.
+      // It may end between the two calls: then it is simply gone, and the next refresh shows how it ended.
       message = await api.get<MessageRecord>(`/v2/messages/${enc(id)}`).catch((e: unknown) => {
         if (e instanceof ApiError && e.status === 404) return undefined;
         throw e;
@@ -78,9 +90,7 @@ export function MessageDetail({ id }: { id: string }) {
     }
     const created = logs.find((l) => l.state === "CREATED");
     const callbacks = await callbacksOf(api, id, [created?.callback, created?.failureCallback]);
-    // What retry and replay would do, and the replay links; open to the read-only token (docs/console.md).
-    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
-    return { logs, finished: finished || (logs.length > 0 && message === undefined), message, callbacks, actions };
+    return { logs, finished, message, callbacks, actions };
   }, [api, id]);
   // Live while the message or one of its callbacks is still on its way.
   const settled =
