@@ -219,6 +219,14 @@ describe("the dead letter queue", () => {
     expect((await page.getByTestId("dlq-total").textContent())!.trim()).toBe("3 entries in the dead letter queue");
     expect(await overflow(page)).toBe(0);
     await page.screenshot({ path: join(shots, "dlq-causes.png"), fullPage: true });
+    // One entry's dialog: the cause in full, with the failure time and labels.
+    await row(refused.json.messageId as string).locator("a.muted-link").click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("ECONNREFUSED", { exact: false }).first().waitFor();
+    expect(await dialog.locator(".kv").textContent()).toContain("Connection refused");
+    expect(await dialog.locator(".kv").textContent()).toContain("orders");
+    await page.screenshot({ path: join(shots, "dlq-entry-cause.png") });
+    await page.keyboard.press("Escape");
 
     // Filtered by label, the total counts the matches.
     await page.getByLabel("Label", { exact: true }).fill("billing");
@@ -226,8 +234,9 @@ describe("the dead letter queue", () => {
     await until(async () => (await page.getByTestId("dlq-total").textContent())?.trim() === "2 entries match the filters", "the filtered total");
 
     // At 1024 px: no horizontal scrolling, and the Created column and each row's buttons are on screen.
+    await page.getByRole("button", { name: "Clear" }).click();
     await page.setViewportSize(LAPTOP);
-    await page.goto(`${server.url}/console/#/dlq`);
+    await until(async () => (await page.getByTestId("dlq-total").textContent())?.trim() === "3 entries in the dead letter queue", "the whole list");
     await row(err).getByText("HTTP 500").waitFor();
     expect(await overflow(page)).toBe(0);
     const created = await page.getByRole("columnheader", { name: "Created" }).boundingBox();

@@ -209,7 +209,7 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
                       </a>
                     </td>
                     <td class="dlq-url" title={e.url}>
-                      <span class="ellipsis">{e.url}</span>
+                      <span class="clamp-2">{e.url}</span>
                     </td>
                     <td class="cell-cause" data-testid="dlq-cause">
                       <Cause entry={e} />
