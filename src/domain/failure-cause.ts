@@ -42,6 +42,7 @@ function bodyStart(body: Buffer | undefined): string {
   if (!body || body.length === 0) return "";
   const text = body.subarray(0, CAUSE_BODY_CHARS * 4).toString("utf8");
   // Binary: a replacement character or control bytes other than whitespace say it is not text.
+  // eslint-disable-next-line no-control-regex -- control bytes are exactly what tells a binary body from text
   if (/\uFFFD|[\u0000-\u0008\u000E-\u001F]/.test(text.slice(0, CAUSE_BODY_CHARS))) return "";
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > CAUSE_BODY_CHARS ? `${line.slice(0, CAUSE_BODY_CHARS)}…` : line;

@@ -77,11 +77,20 @@ async function whyMissing(services: Services, account: Account, id: string): Pro
   if (created !== undefined && created < services.clock.now() - retentionMs) {
     return new AppError(
       "gone",
-      `message ${id} is older than the log retention (FERRY_LOG_RETENTION_MS, ${Math.round(retentionMs / 3_600_000)} h): its body and request are no longer kept`,
+      `message ${id} is older than the log retention (FERRY_LOG_RETENTION_MS, ${span(retentionMs)}): its body and request are no longer kept`,
     );
   }
   return notFound(`message ${id}`);
 }
+
+/** A retention as words: `14 days`, `6 h`, `1 min`. */
+function span(ms: number): string {
+  if (ms >= DAY_MS && ms % DAY_MS === 0) return ms === DAY_MS ? "1 day" : `${ms / DAY_MS} days`;
+  if (ms >= 3_600_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+const DAY_MS = 86_400_000;
 
 /** Why a kept message in this state cannot be retried, and what to do instead. */
 function notRetryable(stored: StoredMessage, now: number): string {

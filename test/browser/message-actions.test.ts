@@ -127,6 +127,8 @@ describe("a message's page", () => {
     const replayId = (await replay.textContent())!.trim();
     expect(replayId).not.toBe(id);
     await reached(replayId, "DELIVERED");
+    // The toasts leave after 3.5 s: the picture shows the page, not them.
+    await page.locator(".toast").first().waitFor({ state: "detached", timeout: 10_000 });
     await page.screenshot({ path: join(shots, "message-replayed.png") });
     await replay.click();
     await page.getByTestId("replay-of").waitFor();

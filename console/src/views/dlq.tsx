@@ -216,6 +216,7 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
                     </td>
                     <td class="cell-labels">
                       <div>
+                        {(e.labels ?? []).length === 0 && <span class="muted">–</span>}
                         {(e.labels ?? []).map((l) => (
                           <Badge key={l} kind="muted">
                             {l}
