@@ -43,6 +43,8 @@ interface Located {
   dlq?: DlqEntry;
   /** Neither row nor entry: the refusal to answer (404 unknown, 410 not kept). */
   missing?: AppError;
+  /** Missing, but its log knows it: the account's own message, whose request is no longer kept. */
+  logged?: boolean;
 }
 
 async function locate(services: Services, account: Account, id: string): Promise<Located> {
@@ -54,12 +56,16 @@ async function locate(services: Services, account: Account, id: string): Promise
   const out: Located = {};
   if (stored) out.stored = stored;
   if (page.entries[0]) out.dlq = page.entries[0];
-  if (!out.stored && !out.dlq) out.missing = await whyMissing(services, account, id);
+  if (!out.stored && !out.dlq) Object.assign(out, await whyMissing(services, account, id));
   return out;
 }
 
 /** Neither row nor DLQ entry: known from its log (not kept), older than the retention (gone), or unknown. */
-async function whyMissing(services: Services, account: Account, id: string): Promise<AppError> {
+async function whyMissing(
+  services: Services,
+  account: Account,
+  id: string,
+): Promise<{ missing: AppError; logged: boolean }> {
   const logs = await services.store.logList({
     accountId: account.id,
     filter: { messageIds: [id] },
@@ -67,20 +73,22 @@ async function whyMissing(services: Services, account: Account, id: string): Pro
     order: "latestFirst",
   });
   if (logs.logs.length > 0) {
-    return new AppError(
+    const missing = new AppError(
       "gone",
       `message ${id} ended and its request is no longer kept (a message published with Redact-Fields keeps only its log)`,
     );
+    return { missing, logged: true };
   }
   const created = messageIdTime(id);
   const retentionMs = services.config.logRetentionMs;
   if (created !== undefined && created < services.clock.now() - retentionMs) {
-    return new AppError(
+    const missing = new AppError(
       "gone",
       `message ${id} is older than the log retention (FERRY_LOG_RETENTION_MS, ${span(retentionMs)}): its body and request are no longer kept`,
     );
+    return { missing, logged: false };
   }
-  return notFound(`message ${id}`);
+  return { missing: notFound(`message ${id}`), logged: false };
 }
 
 /** A retention as words: `14 days`, `6 h`, `1 min`. */
@@ -144,9 +152,14 @@ function replayPlan(found: Located): ReplayPlan {
   return { allowed: true };
 }
 
-/** What retry and replay would do for this message, and its replay links (`GET /v2/messages/{id}/actions`). */
+/**
+ * What retry and replay would do for this message, and its replay links (`GET /v2/messages/{id}/actions`). A
+ * message only its log still knows answers with both refused, saying why; an unknown one is a 404 (or a 410 past
+ * the retention), like the POSTs.
+ */
 export async function messageActions(services: Services, account: Account, id: string): Promise<MessageActions> {
   const found = await locate(services, account, id);
+  if (found.missing && !found.logged) throw found.missing;
   const now = services.clock.now();
   const out: MessageActions = {
     messageId: id,
@@ -156,7 +169,6 @@ export async function messageActions(services: Services, account: Account, id: s
   };
   if (found.stored) out.state = found.stored.state;
   if (found.stored?.replayOf !== undefined) out.replayOf = found.stored.replayOf;
-  // A 404 here would be a failing call for a page that shows a known log: unknown ids simply have nothing to do.
   return out;
 }
 

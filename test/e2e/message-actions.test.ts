@@ -135,8 +135,8 @@ describe("POST /v2/messages/{id}/replay", () => {
     const roRetry = await server.call("POST", `/v2/messages/${id}/retry`, { token: readOnly() });
     expect(roRetry.status).toBe(403);
     const actions = await server.call("GET", "/v2/messages/msg_nope/actions");
-    expect(actions.status).toBe(200);
-    expect(actions.json.replay).toEqual({ allowed: false, reason: "message msg_nope not found" });
+    expect(actions.status).toBe(404);
+    expect(actions.json.error).toBe("message msg_nope not found");
   });
 });
 
@@ -149,6 +149,11 @@ describe("a request that is no longer kept", () => {
     expect(gone.json.error).toBe(
       `message ${id} ended and its request is no longer kept (a message published with Redact-Fields keeps only its log)`,
     );
+    // Its page still reads what it may do: nothing, and why.
+    const actions = await server.call("GET", `/v2/messages/${id}/actions`);
+    expect(actions.status).toBe(200);
+    expect(actions.json.replay).toEqual({ allowed: false, reason: gone.json.error });
+    expect(actions.json.state).toBeUndefined();
   });
 });
 

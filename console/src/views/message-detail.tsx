@@ -67,16 +67,21 @@ export function MessageDetail({ id }: { id: string }) {
   const { run, busy } = useAction();
   const confirm = useConfirm();
   const data = useAsync(async () => {
-    // What retry and replay would do, the replay links, and the row's state (docs/console.md "Message"); open to the
-    // read-only token, and never a 404: read first, so the logs read after it show an end it saw.
-    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
     const readLogs = async () =>
       (
         await api.get<{ logs: LogEntry[] }>("/v2/logs", {
           query: { messageId: id, order: "earliestFirst", count: 1000 },
         })
       ).logs;
-    const logs = await readLogs();
+    let logs = await readLogs();
+    if (logs.length === 0) return { logs, finished: true, message: undefined, callbacks: [], actions: undefined };
+    // What retry and replay would do, the replay links, and the row's state (docs/console.md "Message"); open to the
+    // read-only token. Asked only for a message its log knows, which it answers for (no failing call).
+    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
+    // It ended between the two reads: its end is in the log now (written in the same transaction as the row).
+    if (actions.state && !LIVE_STATES.has(actions.state) && !logs.some((l) => FINAL_STATES.has(l.state))) {
+      logs = await readLogs();
+    }
     // Ended rows and HELD ones (ended, holding a queue slot) have no message record.
     const live = actions.state !== undefined && LIVE_STATES.has(actions.state);
     const finished = logs.some((l) => FINAL_STATES.has(l.state)) || (logs.length > 0 && !live);
@@ -117,7 +122,7 @@ export function MessageDetail({ id }: { id: string }) {
       </p>
       <PageHead title="Message" sub={id}>
         {last && <StateBadge state={last.state} />}
-        {logs.length > 0 && (
+        {actions && (
           <MessageActionButtons
             id={id}
             actions={actions}
@@ -131,7 +136,7 @@ export function MessageDetail({ id }: { id: string }) {
           </WriteButton>
         )}
       </PageHead>
-      <ReplayLinks actions={actions} />
+      {actions && <ReplayLinks actions={actions} />}
       {logs.length === 0 ? (
         <section class="panel">
           <p>
