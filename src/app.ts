@@ -17,6 +17,7 @@ import { keyRoutes } from "./http/routes/keys.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { managementAccountRoutes } from "./http/routes/management-accounts.js";
 import { messageRoutes } from "./http/routes/messages.js";
+import { messageActionRoutes } from "./http/routes/message-actions.js";
 import { publishRoutes } from "./http/routes/publish.js";
 import { scheduleRoutes } from "./http/routes/schedules.js";
 import { queueRoutes } from "./http/routes/queues.js";
@@ -71,6 +72,7 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
     limitMessagingBursts(messaging, services);
     publishRoutes(messaging, services);
     messageRoutes(messaging, services);
+    messageActionRoutes(messaging, services);
     logRoutes(messaging, services);
     keyRoutes(messaging, services);
     dlqRoutes(messaging, services);

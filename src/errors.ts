@@ -10,6 +10,8 @@ export const errorCatalog = {
   read_only: 403,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
   quota_exceeded: 412,
   payload_too_large: 413,
   rate_limited: 429,

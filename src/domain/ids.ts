@@ -76,3 +76,12 @@ export const newSigningKey = (): string => `sig_${base58(28)}`;
 export const newJwtId = (): string => `jwt_${base58(24)}`;
 export const newUuid = (): string => randomUUID();
 export const newSecret = (bytes = 24): string => base58(bytes);
+
+/** The creation time (Unix ms) a message id carries (`msg_` and a ULID), or undefined when it is not one. */
+export function messageIdTime(id: string): number | undefined {
+  const m = /^msg_([0-9A-HJKMNP-TV-Z]{10})[0-9A-HJKMNP-TV-Z]{16}$/.exec(id);
+  if (!m) return undefined;
+  let ms = 0;
+  for (const c of m[1]!) ms = ms * 32 + CROCKFORD.indexOf(c);
+  return ms;
+}

@@ -1,13 +1,9 @@
-import type { Dialect } from "../domain/dialect.js";
-import type { ConfigSource } from "../domain/publish-config.js";
-import { parsePublishConfig } from "../domain/publish-config.js";
-import { specToConfigHeaders } from "../domain/spec-headers.js";
 import { notFound } from "../errors.js";
 import type { Account, DlqEntry } from "../domain/records.js";
 import type { DlqFilter } from "../store/store-dlq.js";
 import type { InsertItem, Order } from "../store/store.js";
 import type { Services } from "./context.js";
-import { buildMessages } from "./publish.js";
+import { republishedMessage, type RetryOverrides } from "./republish.js";
 
 /** Dead letter queue use cases (docs/dlq.md). */
 
@@ -17,6 +13,11 @@ export function listDlq(
   p: { filter: DlqFilter; cursor?: string; count: number; order: Order },
 ) {
   return services.store.dlqList({ accountId: account.id, ...p });
+}
+
+/** How many entries match the filter (`GET /v2/dlq/count`). */
+export function countDlq(services: Services, account: Account, filter: DlqFilter): Promise<number> {
+  return services.store.dlqCount({ accountId: account.id, filter });
 }
 
 export async function getDlq(services: Services, account: Account, dlqId: string): Promise<DlqEntry> {
@@ -40,14 +41,7 @@ export function deleteDlqMany(
   return services.store.dlqDelete({ accountId: account.id, ...p });
 }
 
-/**
- * The retry request's own configuration (docs/dlq.md "Retry"), in the names it used. The retried message keeps the
- * dialect its original was published in (docs/messaging.md "Dialects").
- */
-export interface RetryOverrides {
-  source: ConfigSource;
-  dialect: Dialect;
-}
+export type { RetryOverrides } from "./republish.js";
 
 export interface RetryResult {
   messageId: string;
@@ -109,35 +103,11 @@ async function retryEntries(
   overrides: RetryOverrides,
 ): Promise<RetryResult[]> {
   const { store, clock, config, dispatcher } = services;
-  const { dialect } = overrides;
-  const limits = services.plans.limitsOf(account);
   const now = clock.now();
-  const items: InsertItem[] = entries.map((entry) => {
-    const m = entry.message;
-    // The original's configuration in the request's names, so that the request's own headers override it.
-    const source = overlay(specToConfigHeaders(m.spec, dialect.prefixLower), overrides.source, dialect.prefixLower);
-    const parsed = parsePublishConfig(source, dialect, limits, now);
-    parsed.spec.dialect = services.dialects.of(m.spec.dialect).name;
-    const input: Parameters<typeof buildMessages>[0] = {
-      account,
-      destination: m.url,
-      // The stored spec and body hold the original values: redacted fields are redacted in views only.
-      body: m.body ?? Buffer.alloc(0),
-      callerIp: m.callerIp ?? "",
-    };
-    if (m.queueName !== undefined) input.queueName = m.queueName;
-    if (m.scheduleId !== undefined) input.scheduleId = m.scheduleId;
-    const target: { url: string; topicName?: string; endpointName?: string } = { url: m.url };
-    if (m.topicName !== undefined) target.topicName = m.topicName;
-    if (m.endpointName !== undefined) target.endpointName = m.endpointName;
-    const [built] = buildMessages(input, [target], { ...parsed, contentBasedDedup: false }, now);
-    const message = built!.message;
-    delete message.dedupId;
-    if (m.callerIp === undefined) delete message.callerIp;
-    // A retried callback is still a callback (it gets no callbacks of its own), but no longer holds a queue slot.
-    message.kind = m.kind;
-    return { message, dedupKey: `dlq:${entry.dlqId}` };
-  });
+  const items: InsertItem[] = entries.map((entry) => ({
+    message: republishedMessage(services, account, entry.message, overrides, now, { keepSchedule: true }),
+    dedupKey: `dlq:${entry.dlqId}`,
+  }));
   const results = await store.messageInsertMany({ items, now, dedupWindowMs: config.dedupWindowMs });
   await store.dlqDelete({ accountId: account.id, filter: { dlqIds: entries.map((e) => e.dlqId) } });
   for (const r of results) {
@@ -146,15 +116,4 @@ async function retryEntries(
     else dispatcher.noteDue(r.message.dueAt);
   }
   return results.map((r) => ({ messageId: r.messageId, deduplicated: r.deduplicated }));
-}
-
-/** The retry request's own `Svc-*` headers (and `svc-*` query keys) win over the original's configuration. */
-function overlay(original: ConfigSource["headers"], request: ConfigSource, prefixLower: string): ConfigSource {
-  // Null prototype: a header named `__proto__` is a name, not the object's prototype (docs/reliability.md).
-  const headers: ConfigSource["headers"] = Object.assign(Object.create(null) as ConfigSource["headers"], original);
-  for (const [key, value] of request.query) headers[key] = value;
-  for (const [key, value] of Object.entries(request.headers)) {
-    if (value !== undefined && key.startsWith(prefixLower)) headers[key] = value;
-  }
-  return { headers, query: new Map() };
 }

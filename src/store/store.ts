@@ -1,5 +1,6 @@
 import type { DestinationShares } from "../domain/destination.js";
 import type { LogDetails, LogEntry } from "../domain/log.js";
+import type { MessageActionStore } from "./message-action-store.js";
 import type { MessageRowStore } from "./message-row-store.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { Account, AccountPatch, Outcome } from "../domain/records.js";
@@ -112,6 +113,7 @@ export interface Store
     FlowControlStore,
     HealthStore,
     ManagementStore,
+    MessageActionStore,
     MessageRowStore,
     NodeStore,
     OpsStore,

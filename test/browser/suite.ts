@@ -39,9 +39,9 @@ export function useConsoleSuite(): void {
   });
 }
 
-/** A page in a fresh browser context, watched for console errors and failed calls. */
-export async function fresh(): Promise<Page> {
-  watch = await openPage(browser);
+/** A page in a fresh browser context (laptop-sized unless told), watched for console errors and failed calls. */
+export async function fresh(opts: Parameters<typeof openPage>[1] = {}): Promise<Page> {
+  watch = await openPage(browser, opts);
   return watch.page;
 }
 

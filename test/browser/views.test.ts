@@ -100,7 +100,7 @@ describe("every view", () => {
         await page.waitForLoadState("networkidle");
         await page.screenshot({ path: join(shots, "message.png"), fullPage: true });
         await go(page, "Dead letter queue");
-        await page.locator("[data-dlq-id] a.id-link").first().click();
+        await page.locator(`[data-dlq-id] a[href^="#/dlq/"]`).first().click(); // the entry, not its message
         await page.getByRole("dialog").getByRole("button", { name: "Retry" }).waitFor();
         await page.screenshot({ path: join(shots, "dlq-entry.png") });
         await page.keyboard.press("Escape");

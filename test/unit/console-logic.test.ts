@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cronPreview } from "../../console/src/lib/cron.js";
 import { curlCommand, shellQuote } from "../../console/src/lib/curl.js";
+import { formOfMessage, messageCurl } from "../../console/src/lib/message-curl.js";
+import { attemptTimings, duration as timelineDuration, stateTone } from "../../console/src/lib/timeline.js";
 import { groupLogs } from "../../console/src/lib/group-logs.js";
 import { buildPublishRequest, emptyPublishForm } from "../../console/src/lib/publish-request.js";
 import { href, parseHash } from "../../console/src/lib/hash.js";
@@ -231,5 +233,88 @@ describe("a workflow run's steps", () => {
     expect(failedStepName({ Date: ["x"] })).toBeUndefined();
     expect(failureMessage('{"error":"Error","message":"down"}')).toBe("down");
     expect(failureMessage("plain")).toBe("plain");
+  });
+});
+
+describe("a message's page (retry, replay, curl, timeline)", () => {
+  const entry = (state: string, time: number, extra: Partial<LogEntry> = {}): LogEntry => ({
+    time,
+    messageId: "msg_1",
+    state,
+    url: "https://example.com/hook",
+    ...extra,
+  });
+
+  it("times each attempt from its ACTIVE entry to the ERROR or DELIVERED that ended it", () => {
+    const logs = [
+      entry("CREATED", 1000),
+      entry("ACTIVE", 1000),
+      entry("ERROR", 1300),
+      entry("RETRY", 1300),
+      entry("ACTIVE", 2000),
+      entry("ERROR", 2100),
+      entry("FAILED", 2100),
+    ];
+    const t = attemptTimings(logs);
+    expect([...t.entries()]).toEqual([
+      [2, { attempt: 1, ms: 300 }],
+      [5, { attempt: 2, ms: 100 }],
+    ]);
+    // An attempt still under way has no duration yet; a cancel is no attempt.
+    expect(attemptTimings([entry("CREATED", 0), entry("ACTIVE", 5), entry("CANCEL_REQUESTED", 9)]).size).toBe(0);
+    expect(timelineDuration(85)).toBe("85 ms");
+    expect(timelineDuration(1250)).toBe("1.3 s");
+    expect(timelineDuration(125_000)).toBe("2 min 5 s");
+  });
+
+  it("colours states like their badges: delivered green, error and retry amber, failed red, cancelled grey", () => {
+    expect(["DELIVERED", "ERROR", "RETRY", "FAILED", "CANCELED", "CREATED", "ACTIVE"].map(stateTone)).toEqual([
+      "ok",
+      "warn",
+      "warn",
+      "bad",
+      "muted",
+      "info",
+      "info",
+    ]);
+  });
+
+  it("writes the message's request as a curl command that publishes it again, without the token", () => {
+    const created = entry("CREATED", 0, {
+      method: "PUT",
+      header: { "Content-Type": ["application/json"], "X-Tenant": ["acme"] },
+      body: btoa('{"it\'s":1}'),
+      maxRetries: 2,
+      retryDelayExpr: "1000",
+      timeout: 5000,
+      labels: ["a", "b"],
+      callback: "https://example.com/cb",
+      flowControlKey: "tenant",
+      parallelism: 2,
+      period: 60,
+    });
+    expect(messageCurl("http://127.0.0.1:8080", created, "Svc-")).toBe(
+      [
+        "curl -X POST 'http://127.0.0.1:8080/v2/publish/https://example.com/hook'",
+        '-H "Authorization: Bearer $FERRY_TOKEN"',
+        "-H 'Content-Type: application/json'",
+        "-H 'Svc-Method: PUT'",
+        "-H 'Svc-Forward-X-Tenant: acme'",
+        "-H 'Svc-Retries: 2'",
+        "-H 'Svc-Retry-Delay: 1000'",
+        "-H 'Svc-Timeout: 5000ms'",
+        "-H 'Svc-Callback: https://example.com/cb'",
+        "-H 'Svc-Label: a,b'",
+        "-H 'Svc-Flow-Control-Key: tenant'",
+        "-H 'Svc-Flow-Control-Value: parallelism=2, period=60s'",
+        `--data-raw '{"it'\\''s":1}'`,
+      ].join(" \\\n  "),
+    );
+    // A queue's message is enqueued again; a binary body is read from the downloaded file.
+    const queued = entry("CREATED", 0, { queueName: "emails", body: btoa("\u00ff\u0000") });
+    const command = messageCurl("http://h", queued, "Upstash-");
+    expect(command).toContain("'http://h/v2/enqueue/emails/https://example.com/hook'");
+    expect(command.endsWith("--data-binary @msg_1.body")).toBe(true);
+    expect(formOfMessage(queued, "").contentType).toBe("");
   });
 });

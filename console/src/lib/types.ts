@@ -50,6 +50,8 @@ export interface LogEntry {
   header?: Headers;
   body?: string;
   bodyBase64?: string;
+  /** The body was cut to the page's bound (src/http/views/page-budget.ts). */
+  bodyTruncated?: boolean;
   responseStatus?: number;
   responseHeaders?: Headers;
   responseBody?: string;
@@ -60,6 +62,13 @@ export interface LogEntry {
   dlqId?: string;
   labels?: string[];
   flowControlKey?: string;
+  retryDelayExpr?: string;
+  /** The attempt timeout in ms (CREATED entries). */
+  timeout?: number;
+  parallelism?: number;
+  rate?: number;
+  /** Flow-control period in seconds. */
+  period?: number;
 }
 
 export interface MessageRecord {
@@ -87,6 +96,31 @@ export interface DlqEntry extends MessageRecord {
   responseHeader?: Headers;
   responseBody?: string;
   responseBodyBase64?: string;
+  /** When it entered the DLQ (Unix ms). */
+  failedAt?: number;
+  /** Why the last attempt failed (docs/dlq.md "Cause"). */
+  failureCause?: FailureCause;
+}
+
+/** Why an attempt failed: its kind, a one-line summary, and the network error as recorded. */
+export interface FailureCause {
+  kind: "http" | "refused" | "timeout" | "tls" | "dns" | "reset" | "egress" | "network";
+  summary: string;
+  error?: string;
+}
+
+/** What retry and replay would do for a message (`GET /v2/messages/{id}/actions`), and its replay links. */
+export type ActionPlan =
+  | { allowed: true; kind?: "dlq" | "deliverNow"; dlqId?: string; dueAt?: number }
+  | { allowed: false; reason: string };
+
+export interface MessageActions {
+  messageId: string;
+  state?: string;
+  retry: ActionPlan;
+  replay: ActionPlan;
+  replayOf?: string;
+  replays: { messageId: string; createdAt: number }[];
 }
 
 export interface Schedule {

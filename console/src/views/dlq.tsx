@@ -30,8 +30,27 @@ const PAGE = 50;
 const MAX_BULK_CALLS = 200;
 
 function statusKind(status: number): string {
-  if (status === 0) return "muted";
+  if (status === 0) return "bad";
   return status >= 500 ? "bad" : status >= 400 ? "warn" : "info";
+}
+
+/**
+ * Why the entry's last attempt failed (docs/dlq.md "Cause"): a badge (the HTTP status, or the network cause in words:
+ * "Connection refused", "Timed out", "TLS error", "DNS lookup failed") and one line (the start of the response body,
+ * or the error as recorded). In the list the line is cut to the cell; `full` (the entry's dialog) wraps it.
+ */
+function Cause({ entry, full }: { entry: DlqEntry; full?: boolean }) {
+  const cause = entry.failureCause;
+  const http = entry.responseStatus > 0;
+  const badge = http ? `HTTP ${entry.responseStatus}` : (cause?.summary ?? "No answer");
+  // The HTTP summary starts with the status the badge already shows.
+  const line = http ? (cause?.summary.replace(/^HTTP \d+:? ?/, "") ?? "") : (cause?.error ?? "");
+  return (
+    <div class={full ? "cause full" : "cause"} title={[badge, line].filter(Boolean).join(": ")} data-kind={cause?.kind}>
+      <Badge kind={statusKind(entry.responseStatus)}>{badge}</Badge>
+      {line && <span class="cause-text">{line}</span>}
+    </div>
+  );
 }
 
 async function retryMatching(api: MessagingApi, query: Record<string, QueryValue>): Promise<number> {
@@ -62,11 +81,14 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
       }),
     [api, filters, pager.cursor],
   );
+  // The total under the same filters: one COUNT, not a walk over the pages (GET /v2/dlq/count, docs/dlq.md).
+  const total = useAsync(() => api.get<{ count: number }>("/v2/dlq/count", { query }), [api, filters]);
   const entries = list.data?.messages ?? [];
   const filtered = Object.values(filters).some((v) => v !== "");
   const after = () => {
     selection.clear();
     list.reload(true);
+    total.reload(true);
     refreshAccount();
   };
 
@@ -138,6 +160,12 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
           pager.reset();
         }}
       />
+      {total.data && (
+        <p class="list-total" data-testid="dlq-total">
+          {total.data.count === 1 ? "1 entry" : `${total.data.count.toLocaleString()} entries`}
+          {filtered ? " match the filters" : " in the dead letter queue"}
+        </p>
+      )}
       <section class="panel flush">
         <ListStatus
           state={list}
@@ -150,18 +178,20 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
         />
         {entries.length > 0 && (
           <div class="table-wrap">
-            <table class="table" data-testid="dlq-table">
+            <table class="table dlq-table" data-testid="dlq-table">
               <thead>
                 <tr>
                   <th>
                     <SelectAllBox ids={entries.map((e) => e.dlqId)} selection={selection} />
                   </th>
-                  <th>DLQ id</th>
                   <th>Message</th>
                   <th>Destination</th>
-                  <th>Last response</th>
+                  <th>Cause</th>
+                  <th>Labels</th>
                   <th>Created</th>
-                  <th />
+                  <th>
+                    <span class="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -170,23 +200,29 @@ export function DeadLetters({ selected }: { selected: string | undefined }) {
                     <td>
                       <SelectBox id={e.dlqId} selection={selection} />
                     </td>
-                    <td>
-                      <a class="id-link" href={href("dlq", e.dlqId)}>
+                    <td class="cell-ids">
+                      <a class="id-link ellipsis" href={href("messages", e.messageId)} title={e.messageId}>
+                        {e.messageId}
+                      </a>
+                      <a class="id-link ellipsis muted-link" href={href("dlq", e.dlqId)} title={`DLQ entry ${e.dlqId}`}>
                         {e.dlqId}
                       </a>
                     </td>
-                    <td>
-                      <a class="id-link" href={href("messages", e.messageId)}>
-                        {e.messageId}
-                      </a>
+                    <td class="dlq-url" title={e.url}>
+                      <span class="clamp-2">{e.url}</span>
                     </td>
-                    <td class="cell-url" title={e.url}>
-                      {e.url}
+                    <td class="cell-cause" data-testid="dlq-cause">
+                      <Cause entry={e} />
                     </td>
-                    <td>
-                      <Badge kind={statusKind(e.responseStatus)}>
-                        {e.responseStatus === 0 ? "no answer" : `HTTP ${e.responseStatus}`}
-                      </Badge>
+                    <td class="cell-labels">
+                      <div>
+                        {(e.labels ?? []).length === 0 && <span class="muted">–</span>}
+                        {(e.labels ?? []).map((l) => (
+                          <Badge key={l} kind="muted">
+                            {l}
+                          </Badge>
+                        ))}
+                      </div>
                     </td>
                     <td>
                       <Time ms={e.createdAt} />
@@ -252,6 +288,9 @@ function DlqEntryDialog({ id, onChanged }: { id: string; onChanged: () => void }
               ["Method", entry.data.method],
               ["Created", <Time ms={entry.data.createdAt} />],
               ["Last response", entry.data.responseStatus === 0 ? "no HTTP answer" : `HTTP ${entry.data.responseStatus}`],
+              ["Cause", <Cause entry={entry.data} full />],
+              ["Failed", <Time ms={entry.data.failedAt} />],
+              ["Labels", (entry.data.labels ?? []).join(", ") || "–"],
             ]}
           />
           <h3>Response headers</h3>

@@ -2,9 +2,12 @@ import { useApp } from "../lib/app-context";
 import { ApiError, enc, type MessagingApi } from "../lib/api";
 import { FINAL_STATES, groupLogs } from "../lib/group-logs";
 import { href } from "../lib/router";
-import type { LogEntry, MessageRecord } from "../lib/types";
+import { messageCurl } from "../lib/message-curl";
+import { attemptTimings, duration, stateTone } from "../lib/timeline";
+import type { LogEntry, MessageActions, MessageRecord } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import { BodyView, utf8Of } from "../components/body-view";
+import { MessageActionButtons, ReplayLinks } from "../components/message-actions";
 import {
   ErrorBox,
   HeadersTable,
@@ -48,6 +51,9 @@ async function callbacksOf(api: MessagingApi, id: string, urls: (string | undefi
   return rows;
 }
 
+/** Row states of a message still on its way (docs/states.md): it has a message record and may be cancelled. */
+const LIVE_STATES = new Set(["CREATED", "ACTIVE", "RETRY", "QUEUED", "WAITING"]);
+
 /** States that follow a delivery attempt and carry its response. */
 const ATTEMPT_STATES = new Set(["ERROR", "RETRY", "DELIVERED", "FAILED"]);
 
@@ -61,13 +67,27 @@ export function MessageDetail({ id }: { id: string }) {
   const { run, busy } = useAction();
   const confirm = useConfirm();
   const data = useAsync(async () => {
-    const { logs } = await api.get<{ logs: LogEntry[] }>("/v2/logs", {
-      query: { messageId: id, order: "earliestFirst", count: 1000 },
-    });
-    const finished = logs.some((l) => FINAL_STATES.has(l.state));
+    const readLogs = async () =>
+      (
+        await api.get<{ logs: LogEntry[] }>("/v2/logs", {
+          query: { messageId: id, order: "earliestFirst", count: 1000 },
+        })
+      ).logs;
+    let logs = await readLogs();
+    if (logs.length === 0) return { logs, finished: true, message: undefined, callbacks: [], actions: undefined };
+    // What retry and replay would do, the replay links, and the row's state (docs/console.md "Message"); open to the
+    // read-only token. Asked only for a message its log knows, which it answers for (no failing call).
+    const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
+    // It ended between the two reads: its end is in the log now (written in the same transaction as the row).
+    if (actions.state && !LIVE_STATES.has(actions.state) && !logs.some((l) => FINAL_STATES.has(l.state))) {
+      logs = await readLogs();
+    }
+    // Ended rows and HELD ones (ended, holding a queue slot) have no message record.
+    const live = actions.state !== undefined && LIVE_STATES.has(actions.state);
+    const finished = logs.some((l) => FINAL_STATES.has(l.state)) || (logs.length > 0 && !live);
     let message: MessageRecord | undefined;
     if (!finished && logs.length > 0) {
-      // The message may finish between the two calls: then it is simply gone, and the logs say how it ended.
+      // It may end between the two calls: then it is simply gone, and the next refresh shows how it ended.
       message = await api.get<MessageRecord>(`/v2/messages/${enc(id)}`).catch((e: unknown) => {
         if (e instanceof ApiError && e.status === 404) return undefined;
         throw e;
@@ -75,7 +95,7 @@ export function MessageDetail({ id }: { id: string }) {
     }
     const created = logs.find((l) => l.state === "CREATED");
     const callbacks = await callbacksOf(api, id, [created?.callback, created?.failureCallback]);
-    return { logs, finished: finished || (logs.length > 0 && message === undefined), message, callbacks };
+    return { logs, finished, message, callbacks, actions };
   }, [api, id]);
   // Live while the message or one of its callbacks is still on its way.
   const settled =
@@ -84,7 +104,8 @@ export function MessageDetail({ id }: { id: string }) {
 
   if (data.error) return <ErrorBox error={data.error} retry={() => data.reload()} />;
   if (!data.data) return <Loading />;
-  const { logs, finished, message, callbacks } = data.data;
+  const { logs, finished, message, callbacks, actions } = data.data;
+  const timings = attemptTimings(logs);
   const created = logs.find((l) => l.state === "CREATED") ?? logs[0];
   const last = logs[logs.length - 1];
 
@@ -101,12 +122,21 @@ export function MessageDetail({ id }: { id: string }) {
       </p>
       <PageHead title="Message" sub={id}>
         {last && <StateBadge state={last.state} />}
+        {actions && (
+          <MessageActionButtons
+            id={id}
+            actions={actions}
+            created={logs.find((l) => l.state === "CREATED")}
+            onDone={() => data.reload(true)}
+          />
+        )}
         {!finished && message && (
           <WriteButton variant="danger" onClick={() => void cancel()} disabled={busy}>
             Cancel
           </WriteButton>
         )}
       </PageHead>
+      {actions && <ReplayLinks actions={actions} />}
       {logs.length === 0 ? (
         <section class="panel">
           <p>
@@ -121,10 +151,15 @@ export function MessageDetail({ id }: { id: string }) {
               <h2>Timeline</h2>
               <ol class="timeline" data-testid="timeline">
                 {logs.map((l, i) => (
-                  <li key={i} data-state={l.state}>
+                  <li key={i} data-state={l.state} data-tone={stateTone(l.state)}>
                     <div class="t-head">
                       <StateBadge state={l.state} />
                       <Time ms={l.time} />
+                      {timings.has(i) && (
+                        <span class="t-duration" data-testid="attempt-duration" title="From the attempt's start (ACTIVE) to its answer">
+                          attempt {timings.get(i)!.attempt} · {duration(timings.get(i)!.ms)}
+                        </span>
+                      )}
                       {l.responseStatus !== undefined && ATTEMPT_STATES.has(l.state) && (
                         <span class="muted">HTTP {l.responseStatus}</span>
                       )}
@@ -207,6 +242,14 @@ export function MessageDetail({ id }: { id: string }) {
                 base64={message ? message.bodyBase64 : created?.body}
                 name={id}
               />
+              {created && created.state === "CREATED" && (
+                <details class="as-curl">
+                  <summary>As curl</summary>
+                  <pre class="code" data-testid="message-curl">
+                    {messageCurl(location.origin, created, api.config.headerPrefix)}
+                  </pre>
+                </details>
+              )}
             </section>
           </div>
         </div>

@@ -6,6 +6,7 @@ import { consoleDocs, searchDataDocs } from "./console-search-docs.js";
 import { healthDocs } from "./health-docs.js";
 import { managementDocs, operationsDocs } from "./management-docs.js";
 import { messagingDocs } from "./messaging-docs.js";
+import { messageActionDocs } from "./message-action-docs.js";
 import { type JsonSchema, type RouteDoc, routeSchema } from "./route-doc.js";
 import { workflowDocs } from "./workflow-docs.js";
 import { HOOK_METHODS } from "../routes/workflows.js";
@@ -36,6 +37,7 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
   const docs: Record<string, RouteDoc> = {
     ...operationsDocs,
     ...messagingDocs(d),
+    ...messageActionDocs(d),
     ...Object.assign({}, ...services.dialects.all.map(managementDocs)),
     ...consoleDocs,
     ...healthDocs,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
+  countDlq,
   deleteDlq,
   deleteDlqMany,
   getDlq,
@@ -37,6 +38,8 @@ const WORKFLOW_KEYS = ["source", "workflowRunId", "workflowUrl"];
 const WORKFLOW_LIST_KEYS = ["workflowCreatedAt", "failureFunctionState"];
 const PAGE_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, ...WORKFLOW_LIST_KEYS, "cursor", "count", "order"]);
 const BULK_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS, "cursor", "count"]);
+/** The filters of `GET /v2/dlq/count`: those the list's page reads from the table. */
+const COUNT_KEYS = new Set([...DLQ_FILTER_KEYS, ...WORKFLOW_KEYS]);
 /** Accepted by message cancel and logs, refused here (docs/dlq.md). */
 const REFUSED_KEYS = ["host", "path"];
 /** Page size of listing and bulk retry. (Default and max: 100) */
@@ -164,6 +167,12 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     const messages = fitted.records.map((record, i) => ({ ...record, ...runs.get(entries[i]!.dlqId) }));
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
     return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
+  });
+
+  // The total of the entries matching the filters (docs/dlq.md "Count"): the console's total, one COUNT per call.
+  app.get("/v2/dlq/count", readable, async (request) => {
+    const query = readQuery(request, COUNT_KEYS, false);
+    return { count: await countDlq(services, request.account, dlqFilter(query)) };
   });
 
   app.get<{ Params: { dlqId: string } }>("/v2/dlq/:dlqId", readable, async (request) =>

@@ -11,7 +11,7 @@ import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
  */
 
 /** WHERE terms of a DLQ filter, after `account_id = $1`; fromDate/toDate apply to the time the entry was written. */
-function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where: string } {
+export function dlqWhere(accountId: string, filter: DlqFilter): { params: Params; where: string } {
   const params = new Params();
   const account = `account_id = ${params.add(accountId)}`;
   const terms = filterSql(filter, { time: "failed_at", idColumn: "message_id" }, params);

@@ -9,6 +9,7 @@ import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { messageRowQueries } from "./message-rows.js";
+import { messageActionQueries } from "./message-actions.js";
 import { migrateWhenReachable } from "./migrate.js";
 import { ChannelListener } from "./notify.js";
 import { nodeNumberQueries } from "./node-numbers.js";
@@ -59,6 +60,7 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...combineParts(ctx, [workflowQueries]),
     ...combineParts(ctx, [messageRowQueries]),
     ...combineParts(ctx, [healthQueries]),
+    ...combineParts(ctx, [messageActionQueries]),
   };
   return withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),

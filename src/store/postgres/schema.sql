@@ -172,6 +172,7 @@ CREATE TABLE messages (
   outcome text,
   last_status integer,
   attempts integer NOT NULL DEFAULT 0,
+  replay_of text,
   CONSTRAINT messages_id_key UNIQUE (id),
   CONSTRAINT messages_pkey PRIMARY KEY (seq)
 );
@@ -456,6 +457,9 @@ CREATE INDEX messages_queue ON public.messages USING btree (account_id, queue_na
 
 -- index messages_queued
 CREATE INDEX messages_queued ON public.messages USING btree (seq) WHERE (state = 'QUEUED'::text);
+
+-- index messages_replay_of
+CREATE INDEX messages_replay_of ON public.messages USING btree (account_id, replay_of) WHERE (replay_of IS NOT NULL);
 
 -- index request_quota_day
 CREATE INDEX request_quota_day ON public.request_quota USING btree (day);

@@ -4,7 +4,7 @@ import { filterSql } from "./filters.js";
 import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
 
 /** WHERE terms of a DLQ filter; fromDate/toDate apply to the time the entry was written. */
-function dlqWhere(filter: DlqFilter): { where: string[]; params: unknown[] } {
+export function dlqWhere(filter: DlqFilter): { where: string[]; params: unknown[] } {
   const { where, params } = filterSql(filter, { time: "failed_at", idColumn: "message_id" });
   const anyOf = (values: unknown[] | undefined, column: string) => {
     if (!values || values.length === 0) return;

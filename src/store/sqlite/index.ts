@@ -8,6 +8,7 @@ import { flowControlQueries } from "./flow-control-queries.js";
 import { logQueries } from "./logs.js";
 import { messageQueries } from "./messages.js";
 import { messageRowQueries } from "./message-rows.js";
+import { messageActionQueries } from "./message-actions.js";
 import { scheduleQueries } from "./schedules.js";
 import { nodeNumberQueries } from "./node-numbers.js";
 import { queueQueries } from "./queues.js";
@@ -38,5 +39,6 @@ export function openSqliteStore(p: { path: string; synchronous: SqliteSynchronou
     ...combineParts(ctx, [workflowQueries]),
     ...combineParts(ctx, [messageRowQueries]),
     ...combineParts(ctx, [healthQueries]),
+    ...combineParts(ctx, [messageActionQueries]),
   };
 }

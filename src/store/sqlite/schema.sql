@@ -134,7 +134,7 @@ CREATE TABLE messages (
   labels           TEXT, -- ",a,b," so one LIKE finds a label
   flow_key         TEXT,
   dedup_id         TEXT
-, wait_reason TEXT, derived_log INTEGER NOT NULL DEFAULT 0, first_leased_at INTEGER, active_seq INTEGER, finished_at INTEGER, finished_seq INTEGER, outcome TEXT, last_status INTEGER, attempts INTEGER NOT NULL DEFAULT 0);
+, wait_reason TEXT, derived_log INTEGER NOT NULL DEFAULT 0, first_leased_at INTEGER, active_seq INTEGER, finished_at INTEGER, finished_seq INTEGER, outcome TEXT, last_status INTEGER, attempts INTEGER NOT NULL DEFAULT 0, replay_of TEXT);
 
 -- table queues
 CREATE TABLE queues (
@@ -438,6 +438,9 @@ CREATE INDEX messages_queue ON messages (account_id, queue_name, seq)
 
 -- index messages_queued
 CREATE INDEX messages_queued ON messages (seq) WHERE state = 'QUEUED';
+
+-- index messages_replay_of
+CREATE INDEX messages_replay_of ON messages (account_id, replay_of) WHERE replay_of IS NOT NULL;
 
 -- index request_quota_day
 CREATE INDEX request_quota_day ON request_quota (day);
