@@ -23,7 +23,7 @@ import { urlGroups } from "./services/url-groups.js";
 import type { BootstrapResult } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
-import { openServerStore } from "./store/open.js";
+import { openServerStore } from "./store/open-server.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { Lifecycle } from "./services/lifecycle.js";
 import { type Listener, openListener } from "./http/boot-listener.js";

@@ -10,6 +10,13 @@ import type { Store } from "../store/store.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 /** One delivery target of a publish: a URL, or one endpoint of a URL group. */
+/** What a publish answers per message (here, not in publish.ts: workflow-publish.ts returns it too, and publish.ts imports that file). */
+export interface PublishedMessage {
+  messageId: string;
+  url: string;
+  deduplicated: boolean;
+}
+
 export interface PublishTarget {
   url: string;
   topicName?: string;

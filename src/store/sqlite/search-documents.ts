@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
 import { Candidates, candidatesPerSide, querySides, rankHybrid } from "../../search/scoring.js";
@@ -21,13 +19,6 @@ import { searchUsageQueries } from "./search-usage.js";
  * for the semantic side an exact scan of the embeddings held in memory (src/search/vector-cache.ts), or, for a name
  * too large for that memory, of the BLOBs with sqlite-vec (`vec0` KNN unfiltered, `vec_distance_cosine` filtered).
  */
-
-/** Loads sqlite-vec's scalar vector functions into a connection (before migrations: nothing in them needs it). */
-export function loadVectorFunctions(db: Database.Database): void {
-  // sqlite-vec ships CommonJS with a prebuilt loadable extension per platform.
-  const require = createRequire(import.meta.url);
-  (require("sqlite-vec") as { load(db: Database.Database): void }).load(db);
-}
 
 interface DocRow {
   rowid: number;
