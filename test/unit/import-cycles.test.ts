@@ -139,6 +139,7 @@ function cycles(graph: Map<string, Map<string, string>>): string[][] {
 const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "logger.ts", "worker-entry.ts"],
   ["domain"],
+  ["config"],
   ["config.ts"],
   ["metrics", "search"],
   ["store"],
