@@ -27,6 +27,15 @@ describe("configuration as one table", () => {
     expect(withConfigDocsTable(doc)).toBe(doc);
   });
 
+  it("the README's short table quotes the same defaults", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const quoted = [...readme.matchAll(/^\| `([A-Z_0-9]+)` \| `([^`]*)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(quoted.length).toBeGreaterThan(5);
+    for (const [variable, fallback] of quoted) {
+      expect(options.find((o) => o.variable === variable)?.default, variable).toBe(fallback);
+    }
+  });
+
   it("has one row per variable and per field", () => {
     expect(new Set(options.map((o) => o.variable)).size).toBe(options.length);
     expect(new Set(options.map((o) => o.key)).size).toBe(options.length);
