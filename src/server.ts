@@ -23,8 +23,10 @@ import { urlGroups } from "./services/url-groups.js";
 import type { BootstrapResult } from "./services/accounts.js";
 import { bootstrap as bootstrapAccounts } from "./services/customers.js";
 import type { Services } from "./services/context.js";
-import { openServerStore } from "./store/open.js";
+import { openServerStore } from "./store/open-server.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
+import { builtinEmbedder, type Embedder } from "./search/embedder.js";
+import { openAiEmbedder } from "./search/openai-embedder.js";
 import { Lifecycle } from "./services/lifecycle.js";
 import { type Listener, openListener } from "./http/boot-listener.js";
 
@@ -109,6 +111,7 @@ async function startBehind(
     lifecycle,
     plans,
     dispatcher,
+    embedder: searchEmbedder(config),
   };
 
   await releaseLeftoverLeases({ store, clock, nodeId });
@@ -144,4 +147,15 @@ async function startBehind(
     return stopping;
   };
   return { app, services, dispatcher, bootstrap, http, url: listener.url, loops, stop };
+}
+
+/** FERRY_EMBEDDINGS_URL's OpenAI-compatible endpoint, or the built-in lexical embedder (docs/search.md "Embeddings"). */
+function searchEmbedder(config: Config): Embedder {
+  const { embeddingsUrl, embeddingsModel, embeddingsApiKey } = config;
+  if (!embeddingsUrl) return builtinEmbedder;
+  return openAiEmbedder({
+    url: embeddingsUrl,
+    model: embeddingsModel,
+    ...(embeddingsApiKey ? { apiKey: embeddingsApiKey } : {}),
+  });
 }

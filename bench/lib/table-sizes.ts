@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { loadVectorFunctions } from "../../src/store/sqlite/search-documents.js";
+import { loadVectorFunctions } from "../../src/store/sqlite/vector-functions.js";
 
 export interface TableSize {
   table: string;

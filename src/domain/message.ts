@@ -1,7 +1,6 @@
 import type { HeaderMap } from "./headers.js";
 import type { DialectName } from "./dialect.js";
 import type { RedactSpec } from "./redact.js";
-import type { WorkflowLink } from "./workflow.js";
 
 /**
  * Internal states of a live row of the `messages` table. Public log states (docs/states.md) are a superset. A row that
@@ -123,4 +122,16 @@ export interface AttemptResponse {
   error?: string;
   /** Fails the message at once, without retries (a REST trigger that reached no workflow SDK, docs/workflows.md). */
   nonRetryable?: boolean;
+}
+
+/** How a message belongs to a run (stored in its spec). */
+export interface WorkflowLink {
+  runId: string;
+  /**
+   * - step: delivered to the workflow URL with the history up to its own entry (Init, results, plans, notify results);
+   * - call: `context.call`'s request to a third party: delivered as is, its callback goes back to the run;
+   * - timeout: a wait's timeout, held until the deadline; it becomes a history entry only if the waiter is still there.
+   */
+  role: "step" | "call" | "timeout";
+  waiterId?: string;
 }

@@ -102,17 +102,8 @@ export interface Waiter {
   createdAt: number;
 }
 
-/** How a message belongs to a run (stored in its spec). */
-export interface WorkflowLink {
-  runId: string;
-  /**
-   * - step: delivered to the workflow URL with the history up to its own entry (Init, results, plans, notify results);
-   * - call: `context.call`'s request to a third party: delivered as is, its callback goes back to the run;
-   * - timeout: a wait's timeout, held until the deadline; it becomes a history entry only if the waiter is still there.
-   */
-  role: "step" | "call" | "timeout";
-  waiterId?: string;
-}
+// WorkflowLink lives in message.ts (a message spec holds it; the two files must not import each other).
+export type { WorkflowLink } from "./message.js";
 
 /** What the run list, bulk cancel and the logs filter on (contract E6, E11). */
 export interface RunFilter {

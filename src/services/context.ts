@@ -6,8 +6,19 @@ import type { Message } from "../domain/message.js";
 import type { PlanBook } from "../domain/plans.js";
 import type { Dialects } from "../domain/dialect.js";
 import type { Account } from "../domain/records.js";
+import type { Embedder } from "../search/embedder.js";
 import type { Store } from "../store/store.js";
 import type { Lifecycle } from "./lifecycle.js";
+
+/**
+ * What a publish answers per message. Here, not in publish.ts: workflow-publish.ts returns it too, and publish.ts
+ * imports that file (test/unit/import-cycles.test.ts).
+ */
+export interface PublishedMessage {
+  messageId: string;
+  url: string;
+  deduplicated: boolean;
+}
 
 /** One delivery target of a publish: a URL, or one endpoint of a URL group. */
 export interface PublishTarget {
@@ -56,4 +67,9 @@ export interface Services {
   version: string;
   /** Starting, running or draining: what /ready reports besides the store. */
   lifecycle: Lifecycle;
+  /**
+   * Turns search documents and queries into vectors (docs/search.md "Embeddings"): FERRY_EMBEDDINGS_URL's endpoint,
+   * or the built-in lexical embedder. Built once in server.ts.
+   */
+  embedder: Embedder;
 }

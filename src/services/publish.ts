@@ -7,7 +7,7 @@ import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig 
 import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { InsertItem } from "../store/store.js";
-import type { PublishTarget, Services } from "./context.js";
+import type { PublishedMessage, PublishTarget, Services } from "./context.js";
 import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 import { enforceDailyQuota } from "./limits.js";
 import { recordPublished, recordPublishRefused } from "../metrics/delivery-metrics.js";
@@ -33,11 +33,7 @@ export interface PublishInput {
   resolved?: { targets: PublishTarget[]; defaultHeaders: HeaderMap };
 }
 
-export interface PublishedMessage {
-  messageId: string;
-  url: string;
-  deduplicated: boolean;
-}
+export type { PublishedMessage } from "./context.js";
 
 /** URL or group? Group names are alphanumerics, `-`, `_`, `.`; anything else must be an http(s) URL. */
 const GROUP_NAME = /^[A-Za-z0-9._-]+$/;

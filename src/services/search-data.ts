@@ -1,14 +1,9 @@
 import { correctedQuery, corrections, TYPO_POOL, vocabularyOf } from "../search/typos.js";
 import { type SearchIndex, type SearchLimits, searchLimits } from "../domain/search.js";
-import { AppError, invalidField } from "../errors.js";
-import {
-  type DocumentView,
-  documentId,
-  parseDocuments,
-  queryTerms,
-} from "../search/documents.js";
-import type { Embedder } from "../search/embedder.js";
-import { parseFilter } from "../search/filter.js";
+import { sameSecret } from "../domain/secrets.js";
+import { AppError } from "../errors.js";
+import { type DocumentInput, type DocumentView, queryTerms } from "../search/documents.js";
+import type { FilterNode } from "../search/filter.js";
 import type { DocumentSelector, SearchUsageKind, StoredDocument } from "../store/search-document-store.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
@@ -16,25 +11,61 @@ import { searchUsage } from "./search-usage.js";
 /**
  * Use cases of the search data plane (docs/search.md): what each route of an index's endpoint does, with the
  * plan limits of docs/management.md "Search indexes" (src/domain/search.ts). `namespace` is the `{i}` index name inside
- * the endpoint.
+ * the endpoint. Bodies arrive parsed (src/http/bodies/search-data.ts); the embedder is the server's
+ * (`services.embedder`, built in src/server.ts).
  */
 
 const DAY_MS = 86_400_000;
 
-type Body = Record<string, unknown>;
-
-function bool(body: Body, field: string, fallback: boolean): boolean {
-  const v = body[field];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== "boolean") throw invalidField(field, "must be a boolean");
-  return v;
+/** Which parts of a document an answer shows besides its id. */
+export interface Shown {
+  includeData: boolean;
+  includeMetadata: boolean;
 }
 
-function int(body: Body, field: string, fallback: number): number {
-  const v = body[field];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) throw invalidField(field, "must be a positive integer");
-  return v;
+export interface SearchRequest extends Shown {
+  query: string;
+  topK: number;
+  semanticWeight: number;
+  filter?: FilterNode;
+  reranking: boolean;
+}
+
+export interface FetchRequest extends Shown {
+  /** Ids or a prefix. */
+  selector: DocumentSelector;
+}
+
+export interface DeleteRequest {
+  selector: DocumentSelector;
+}
+
+export interface RangeRequest extends Shown {
+  limit: number;
+  /** The id the previous page ended with. */
+  after?: string;
+  prefix?: string;
+}
+
+/**
+ * The index of the endpoint `/search/<slug>` whose token this is; the read-only token is refused when the route
+ * writes (shared docs/search-api.md: 401 without or with a wrong token, 403 for the read-only token on a write).
+ */
+export async function authenticateSearchIndex(
+  services: Pick<Services, "store">,
+  p: { slug: string; token: string | undefined; writes: boolean },
+): Promise<SearchIndex> {
+  const indexes = await services.store.searchIndexListBySlug({ slug: p.slug });
+  if (indexes.length === 0) throw new AppError("not_found", `search index ${p.slug} not found`);
+  if (p.token === undefined) throw new AppError("unauthorized", "missing Authorization: Bearer <token>");
+  for (const index of indexes) {
+    if (sameSecret(p.token, index.token)) return index;
+    if (sameSecret(p.token, index.readOnlyToken)) {
+      if (p.writes) throw new AppError("forbidden", "the read-only token cannot write; use the index's token");
+      return index;
+    }
+  }
+  throw new AppError("unauthorized", "invalid token for this search index");
 }
 
 function perRequest(limit: number, name: keyof SearchLimits, n: number, what: string): void {
@@ -70,23 +101,20 @@ class RateWindows {
   }
 }
 
-function view(doc: StoredDocument, includeData: boolean, includeMetadata: boolean): DocumentView {
+function view(doc: StoredDocument, shown: Shown): DocumentView {
   const out: DocumentView = { id: doc.id };
-  if (includeData) out.content = JSON.parse(doc.contentJson) as Record<string, unknown>;
-  if (includeMetadata) out.metadata = doc.metadataJson === null ? null : (JSON.parse(doc.metadataJson) as Record<string, unknown>);
+  if (shown.includeData) out.content = JSON.parse(doc.contentJson) as Record<string, unknown>;
+  if (shown.includeMetadata) {
+    out.metadata = doc.metadataJson === null ? null : (JSON.parse(doc.metadataJson) as Record<string, unknown>);
+  }
   return out;
 }
 
-/** `""` or `"0"` start; otherwise the base64url of the last id returned (never `"0"`, whatever the ids). */
+/** The base64url of the last id returned: the `cursor` of the next page (src/http/bodies/search-data.ts reads it). */
 const encodeCursor = (id: string) => Buffer.from(id, "utf8").toString("base64url");
-function decodeCursor(cursor: unknown): string | undefined {
-  if (cursor === undefined || cursor === null || cursor === "" || cursor === "0" || cursor === 0) return undefined;
-  if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidField("cursor", "is not a cursor this index returned");
-  return Buffer.from(cursor, "base64url").toString("utf8");
-}
 
-export function searchDataPlane(services: Services, embedder: Embedder) {
-  const { store, clock } = services;
+export function searchDataPlane(services: Services) {
+  const { store, clock, embedder } = services;
   const rates = new RateWindows();
   const limitsOf = (index: SearchIndex) => searchLimits[index.type];
 
@@ -121,30 +149,6 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
     return { vectors, dimension: vectors[0]?.length ?? 0 };
   }
 
-  /** Fetch passes its read limit, delete its write limit: ids count against the one of the route. */
-  function selector(body: unknown, allowFilter: boolean, maxIds: number, limitName: keyof SearchLimits): DocumentSelector {
-    if (typeof body === "string" || typeof body === "number") return { ids: [documentId(body, "ids[0]")] };
-    if (Array.isArray(body)) return selector({ ids: body }, allowFilter, maxIds, limitName);
-    if (typeof body !== "object" || body === null) throw invalidField("body", "must name ids, a prefix or a filter");
-    const b = body as Body;
-    if (b.ids !== undefined) {
-      const raw = Array.isArray(b.ids) ? b.ids : [b.ids];
-      perRequest(maxIds, limitName, raw.length, "ids");
-      return { ids: raw.map((id, i) => documentId(id, `ids[${i}]`)) };
-    }
-    if (b.prefix !== undefined) {
-      if (typeof b.prefix !== "string") throw invalidField("prefix", "must be a string");
-      return { prefix: b.prefix };
-    }
-    if (allowFilter && b.filter !== undefined) {
-      if (typeof b.filter !== "string") throw invalidField("filter", "must be a string");
-      const filter = parseFilter(b.filter);
-      if (!filter) throw invalidField("filter", "must not be empty (reset deletes every document)");
-      return { filter };
-    }
-    throw invalidField("body", allowFilter ? "must hold ids, prefix or filter" : "must hold ids or prefix");
-  }
-
   return {
     embedderName: embedder.name,
     /** Counts a request's body against max_monthly_bandwidth before it runs (429 once the month's bytes are spent). */
@@ -167,8 +171,7 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
     /** Writes the buffered counters (the server is closing). */
     flushUsage: () => usage.flush(),
 
-    async upsert(index: SearchIndex, namespace: string, body: unknown): Promise<"Success"> {
-      const docs = parseDocuments(body);
+    async upsert(index: SearchIndex, namespace: string, docs: DocumentInput[]): Promise<"Success"> {
       const now = clock.now();
       perRequest(limitsOf(index).max_writes_per_request, "max_writes_per_request", docs.length, "documents");
       if (docs.length === 0) return "Success";
@@ -190,27 +193,15 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
       return "Success";
     },
 
-    async search(index: SearchIndex, namespace: string, body: Body) {
+    async search(index: SearchIndex, namespace: string, r: SearchRequest) {
       const now = clock.now();
-      if (typeof body.query !== "string") throw invalidField("query", "is required and must be a string");
-      const topK = int(body, "topK", 10);
+      const { topK, semanticWeight: w, filter } = r;
       perRequest(limitsOf(index).max_reads_per_request, "max_reads_per_request", topK, "results (topK)");
-      const w = body.semanticWeight ?? 0.75;
-      if (typeof w !== "number" || !(w >= 0 && w <= 1)) throw invalidField("semanticWeight", "must be a number from 0 to 1");
-      if (body.filter !== undefined && body.filter !== null && typeof body.filter !== "string") {
-        throw invalidField("filter", "must be a string");
-      }
-      const filter = typeof body.filter === "string" ? parseFilter(body.filter) : undefined;
-      const includeData = bool(body, "includeData", false);
-      const includeMetadata = bool(body, "includeMetadata", false);
-      // Accepted: without a language model, enrichment is the stemming both stores always apply.
-      bool(body, "inputEnrichment", true);
-      const reranking = bool(body, "reranking", false);
       read(index, now);
-      if (reranking) await consume(index, "rerank", 1, now);
+      if (r.reranking) await consume(index, "rerank", 1, now);
       await consume(index, "query", 1, now);
-      const terms = queryTerms(body.query);
-      const { vectors, dimension } = await embed([body.query]);
+      const terms = queryTerms(r.query);
+      const { vectors, dimension } = await embed([r.query]);
       const query = (embedding: Float32Array, queryTerms: string[], k: number, weight = w) =>
         store.searchDocQuery({
           indexId: index.id,
@@ -229,57 +220,57 @@ export function searchDataPlane(services: Services, embedder: Embedder) {
       const pool = w > 0 ? hits : await query(vectors[0]!, terms, TYPO_POOL, 1);
       const fixes = corrections(terms, vocabularyOf(pool.map((h) => h.contentJson)));
       if (fixes.size > 0) {
-        const fixed = (await embed([correctedQuery(body.query, fixes)])).vectors[0]!;
+        const fixed = (await embed([correctedQuery(r.query, fixes)])).vectors[0]!;
         hits = await query(fixed, [...new Set([...terms, ...fixes.values()])], topK);
       }
-      return hits.slice(0, topK).map((h) => ({ ...view(h, includeData, includeMetadata), score: h.score }));
+      return hits.slice(0, topK).map((h) => ({ ...view(h, r), score: h.score }));
     },
 
-    async fetch(index: SearchIndex, namespace: string, body: unknown) {
+    async fetch(index: SearchIndex, namespace: string, r: FetchRequest) {
       const now = clock.now();
       const max = limitsOf(index).max_reads_per_request;
-      const sel = selector(body, false, max, "max_reads_per_request");
-      const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Body;
-      const includeData = bool(b, "includeData", false);
-      const includeMetadata = bool(b, "includeMetadata", false);
+      // Fetch passes its read limit, delete its write limit: ids count against the one of the route.
+      if ("ids" in r.selector) perRequest(max, "max_reads_per_request", r.selector.ids.length, "ids");
       read(index, now);
       await consume(index, "query", 1, now);
-      const docs = await store.searchDocFetch({ indexId: index.id, namespace, selector: sel, limit: max < 0 ? 1000 : max });
-      return docs.map((d) => (d ? view(d, includeData, includeMetadata) : null));
+      const docs = await store.searchDocFetch({
+        indexId: index.id,
+        namespace,
+        selector: r.selector,
+        limit: max < 0 ? 1000 : max,
+      });
+      return docs.map((d) => (d ? view(d, r) : null));
     },
 
-    async delete(index: SearchIndex, namespace: string, body: unknown) {
+    async delete(index: SearchIndex, namespace: string, r: DeleteRequest) {
       const now = clock.now();
-      const sel = selector(body, true, limitsOf(index).max_writes_per_request, "max_writes_per_request");
+      const sel = r.selector;
+      if ("ids" in sel) {
+        perRequest(limitsOf(index).max_writes_per_request, "max_writes_per_request", sel.ids.length, "ids");
+      }
       const n = "ids" in sel ? sel.ids.length : 1;
       write(index, n, now);
       await consume(index, "update", n, now);
       return { deleted: await store.searchDocDelete({ indexId: index.id, namespace, selector: sel }) };
     },
 
-    async range(index: SearchIndex, namespace: string, body: Body) {
+    async range(index: SearchIndex, namespace: string, r: RangeRequest) {
       const now = clock.now();
-      const limit = int(body, "limit", 100);
+      const { limit } = r;
       perRequest(limitsOf(index).max_reads_per_request, "max_reads_per_request", limit, "documents (limit)");
-      const after = decodeCursor(body.cursor);
-      if (body.prefix !== undefined && body.prefix !== null && typeof body.prefix !== "string") {
-        throw invalidField("prefix", "must be a string");
-      }
-      const includeData = bool(body, "includeData", false);
-      const includeMetadata = bool(body, "includeMetadata", false);
       read(index, now);
       await consume(index, "query", 1, now);
       const docs = await store.searchDocRange({
         indexId: index.id,
         namespace,
-        after,
+        after: r.after,
         limit: limit + 1,
-        ...(typeof body.prefix === "string" ? { prefix: body.prefix } : {}),
+        ...(r.prefix !== undefined ? { prefix: r.prefix } : {}),
       });
       const page = docs.slice(0, limit);
       return {
         nextCursor: docs.length > limit ? encodeCursor(page[page.length - 1]!.id) : "",
-        vectors: page.map((d) => view(d, includeData, includeMetadata)),
+        vectors: page.map((d) => view(d, r)),
       };
     },
 

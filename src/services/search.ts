@@ -1,15 +1,8 @@
 import { randomInt } from "node:crypto";
 import { newSecret, newUuid } from "../domain/ids.js";
 import { goTimeString, periodWindow, type StatsPeriod } from "../domain/stats-period.js";
-import {
-  endpointSlug,
-  type SearchIndex,
-  type SearchRegion,
-  type SearchType,
-  searchRegions,
-  searchTypes,
-} from "../domain/search.js";
-import { invalidField, notFound, quoted } from "../errors.js";
+import { endpointSlug, type SearchIndex, type SearchRegion, type SearchType } from "../domain/search.js";
+import { notFound } from "../errors.js";
 import type { Customer } from "../domain/records.js";
 import type { Services } from "./context.js";
 import { searchUsage } from "./search-usage.js";
@@ -20,22 +13,11 @@ import type { SearchUsageKind } from "../store/search-document-store.js";
  * a 404.
  */
 
-const MAX_NAME = 256;
-
-function requiredName(value: unknown): string {
-  if (value === undefined || value === null) throw invalidField("name", "is required");
-  if (typeof value !== "string" || value.trim() === "") throw invalidField("name", "must be a non-empty string");
-  if (value.length > MAX_NAME) throw invalidField("name", `must be at most ${MAX_NAME} characters`);
-  return value;
-}
-
-function requiredEnum<T extends string>(body: Record<string, unknown>, field: string, allowed: readonly T[]): T {
-  const value = body[field];
-  if (value === undefined || value === null) throw invalidField(field, `is required (one of ${allowed.join(", ")})`);
-  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
-    throw invalidField(field, `${quoted(value)} must be one of ${allowed.join(", ")}`);
-  }
-  return value as T;
+/** A new index as the management API names it (parsed by src/http/bodies/search-indexes.ts). */
+export interface NewSearchIndex {
+  name: string;
+  region: SearchRegion;
+  type: SearchType;
 }
 
 const newIndexToken = (): string => newSecret(40);
@@ -44,12 +26,9 @@ const newIndexToken = (): string => newSecret(40);
 export async function createSearchIndex(
   services: Services,
   customer: Customer,
-  body: Record<string, unknown>,
+  { name, region, type }: NewSearchIndex,
   origin: string,
 ): Promise<SearchIndex> {
-  const name = requiredName(body.name);
-  const region = requiredEnum<SearchRegion>(body, "region", searchRegions);
-  const type = requiredEnum<SearchType>(body, "type", searchTypes);
   const index: SearchIndex = {
     id: newUuid(),
     customerId: customer.email,
@@ -87,9 +66,8 @@ export async function renameSearchIndex(
   services: Services,
   customer: Customer,
   id: string,
-  body: Record<string, unknown>,
+  name: string,
 ): Promise<SearchIndex> {
-  const name = requiredName(body.name);
   const index = await services.store.searchIndexUpdate({ customerId: customer.email, id, patch: { name } });
   if (!index) throw notFound(`search index ${id}`);
   return index;

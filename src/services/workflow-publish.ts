@@ -11,8 +11,7 @@ import {
   type WorkflowRun,
 } from "../domain/workflow.js";
 import { AppError, invalidField } from "../errors.js";
-import type { Services } from "./context.js";
-import type { PublishedMessage } from "./publish.js";
+import type { PublishedMessage, Services } from "./context.js";
 import { parseInvokeRequest } from "./workflow-invoke.js";
 
 /*

@@ -1,6 +1,6 @@
 import type { SearchIndex } from "../domain/search.js";
 import type { Account, Customer } from "../domain/records.js";
-import type { UsageMetric } from "./store.js";
+import type { UsageMetric } from "./store-params.js";
 
 export type { Customer } from "../domain/records.js";
 

@@ -2,7 +2,7 @@ import type { FilterColumns } from "../domain/log.js";
 import type { EndedState, MessageKind, MessageState } from "../domain/message.js";
 import type { MessageListState } from "../domain/message-list-state.js";
 import { type FilterColumnsRow, filterColumnsFromRow } from "./rows-shared.js";
-import type { MessageFilter, Order } from "./store.js";
+import type { MessageFilter, Order } from "./store-params.js";
 
 /**
  * One row per message with its current state, read straight from the message row (docs/states.md "The message

@@ -6,10 +6,10 @@ import type { PlanName } from "../domain/plans.js";
 import type { Schedule } from "../domain/schedule.js";
 import type { SearchIndex, SearchRegion, SearchType } from "../domain/search.js";
 import type { FlowKeyRecord } from "./flow-control-store.js";
-import type { Customer } from "./management-store.js";
+import type { Customer } from "../domain/records.js";
 import type { Queue } from "./queue-store.js";
-import type { DlqEntry } from "./store-dlq.js";
-import type { Account } from "./store.js";
+import type { DlqEntry } from "../domain/records.js";
+import type { Account } from "../domain/records.js";
 
 /**
  * Row mapping both adapters share: their tables have the same columns, and BIGINTs come back as numbers from both.

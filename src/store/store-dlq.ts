@@ -1,5 +1,5 @@
 import type { DlqEntry } from "../domain/records.js";
-import type { MessageFilter, Order } from "./store.js";
+import type { MessageFilter, Order } from "./store-params.js";
 
 /**
  * Dead letter queue capability (docs/dlq.md). Entries are written by `messageFinish` when a message fails

@@ -17,6 +17,7 @@ import type { ScheduleStore } from "./schedule-store.js";
 import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 import type { RunEnd, WorkflowStore } from "./workflow-store.js";
+import type { InsertItem, InsertResult, LogFilter, MessageFilter, Order } from "./store-params.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -24,6 +25,15 @@ import type { RunEnd, WorkflowStore } from "./workflow-store.js";
  * Capability interfaces for the other issues (DLQ, topics, queues, schedules, flow control, management) extend this
  * one in files of their own.
  */
+// The types several capabilities share live in store-params.ts (no capability imports this file back).
+export type {
+  InsertItem,
+  InsertResult,
+  LogFilter,
+  MessageFilter,
+  Order,
+  UsageMetric,
+} from "./store-params.js";
 // The shared records live in src/domain/records.ts (docs/architecture.md); re-exported for the store's own files.
 export type { Account, AccountPatch, DlqResponse, Outcome } from "../domain/records.js";
 
@@ -35,54 +45,11 @@ export interface StoreCapabilities {
   singleNode: boolean;
 }
 
-/**
- * Message and log filters (docs/messaging.md "Messages and logs"): values of one filter are OR'ed, different filters
- * AND'ed.
- */
-export interface MessageFilter {
-  messageIds?: string[];
-  topicName?: string[];
-  queueName?: string[];
-  url?: string[];
-  host?: string[];
-  path?: string[];
-  label?: string[];
-  flowControlKey?: string[];
-  scheduleId?: string[];
-  callerIp?: string[];
-  /** Unix ms, inclusive, on the message's creation time (or the log entry's time). */
-  fromDate?: number;
-  toDate?: number;
-}
-
-export interface LogFilter extends MessageFilter {
-  /** Public states; IN_PROGRESS is already expanded by the caller. */
-  state?: string[];
-}
-
-export type Order = "latestFirst" | "earliestFirst";
-
 export interface LogRecord extends LogEntry {
   /** Position of the entry, usable as a cursor. */
   seq: string;
   /** The message's CREATED entry details (header, body, method …), merged in by the store. */
   created?: LogDetails;
-}
-
-export interface InsertItem {
-  message: NewMessage;
-  /** Deduplication key already scoped to the destination; a live key makes the insert a duplicate. */
-  dedupKey?: string;
-  /** Insert already leased to this owner: the publishing node delivers it at once, without a claim round-trip. */
-  leaseOwner?: string;
-  leaseUntil?: number;
-}
-
-export interface InsertResult {
-  messageId: string;
-  deduplicated: boolean;
-  /** The message as inserted (undefined for a duplicate). */
-  message?: Message;
 }
 
 export interface FinishParams {
@@ -97,16 +64,6 @@ export interface FinishParams {
   /** A workflow step's last failed attempt ends its run in the same transaction (docs/workflows.md). */
   workflowEnd?: RunEnd;
 }
-
-export type UsageMetric =
-  | "requests"
-  | "delivered"
-  | "failed"
-  | "retried"
-  | "canceled"
-  // Workflow runs started and workflow messages published (docs/workflows.md "Statistics").
-  | "workflow_run"
-  | "workflow_message";
 
 export interface Store
   extends DlqStore,

@@ -1,5 +1,5 @@
 import type { HistoryEntry, NewWorkflowRun, RunFilter, RunState, Waiter, WorkflowRun } from "../domain/workflow.js";
-import type { InsertItem, InsertResult } from "./store.js";
+import type { InsertItem, InsertResult } from "./store-params.js";
 
 /**
  * Workflow runs (docs/workflows.md): runs, their ordered step history, waiters and early events. Every write that

@@ -73,4 +73,11 @@ describe("search wire", () => {
       expect(res.json).toEqual({ error: expect.stringMatching(message), status });
     }
   });
+
+  it("answers a known route called with another method 405 with Allow, in the search body (the common handler)", async () => {
+    const res = await call("DELETE", "search/x");
+    expect(res.status, res.text).toBe(405);
+    expect(res.headers.allow).toBe("POST");
+    expect(res.json).toEqual({ error: expect.stringMatching(/method DELETE not allowed .*: use POST/), status: 405 });
+  });
 });

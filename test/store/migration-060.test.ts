@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createdLogEntry, type LogEntry, logEntry } from "../../src/domain/log.js";
 import type { Message } from "../../src/domain/message.js";
 import { migrationFiles } from "../../src/store/migration-files.js";
-import { loadVectorFunctions } from "../../src/store/sqlite/search-documents.js";
+import { loadVectorFunctions } from "../../src/store/sqlite/vector-functions.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";

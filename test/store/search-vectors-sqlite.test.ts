@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { searchableText } from "../../src/search/documents.js";
 import { hashEmbed } from "../../src/search/embedder.js";
-import { loadVectorFunctions } from "../../src/store/sqlite/search-documents.js";
+import { loadVectorFunctions } from "../../src/store/sqlite/vector-functions.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 
 /** SQLite keeps its vec0 nearest-neighbour table in step with the documents: deletes, resets and cascades. */

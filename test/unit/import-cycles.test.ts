@@ -3,9 +3,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * Layers point one way (docs/architecture.md): no import cycle between the top-level parts of src/ (its folders,
- * and each file directly in src/ on its own). Type-only imports count: a type that two layers both need belongs
- * to the lower one (src/domain/records.ts, for instance).
+ * Layers point one way (docs/architecture.md): no import cycle anywhere in src/, between files or between folders
+ * at any depth (issue 30: folder A imports folder B and B imports A is a circle too). Type-only imports count: a
+ * type that two files both need belongs to the lower one (src/domain/records.ts, src/store/store-params.ts).
  */
 const SRC = resolve(import.meta.dirname, "../../src");
 
@@ -30,7 +30,7 @@ function importsOf(file: string): string[] {
     ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"/g),
     ...text.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g),
   ];
-  return specifiers.map((m) => resolve(dirname(file), m[1]!));
+  return specifiers.map((m) => resolve(dirname(file), m[1]!).replace(/\.js$/, ".ts"));
 }
 
 /** Edges between parts, each with one import that makes it (for the failure message). */
@@ -47,6 +47,55 @@ function partGraph(): Map<string, Map<string, string>> {
     }
   }
   return graph;
+}
+
+/** Edges between files of src/ (relative paths), each with its import (for the failure message). */
+function fileGraph(): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of sourceFiles(SRC)) {
+    const from = relative(SRC, file);
+    const edges = new Map<string, string>();
+    for (const target of importsOf(file)) edges.set(relative(SRC, target), `${from} imports ${relative(SRC, target)}`);
+    graph.set(from, edges);
+  }
+  return graph;
+}
+
+/**
+ * Edges between siblings at every depth: an import from a/b/x.ts to a/c/y.ts is an edge between the folders a/b and
+ * a/c (their first differing entries under the common folder a/), so two folders that import each other form a
+ * cycle even when no two files do.
+ */
+function folderGraph(files = fileGraph()): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const [from, edges] of files) {
+    for (const [to, example] of edges) {
+      const a = from.split("/");
+      const b = to.split("/");
+      let common = 0;
+      while (common < a.length - 1 && common < b.length - 1 && a[common] === b[common]) common++;
+      const fromEntry = a.slice(0, common + 1).join("/");
+      const toEntry = b.slice(0, common + 1).join("/");
+      if (fromEntry === toEntry) continue;
+      const out = graph.get(fromEntry) ?? new Map<string, string>();
+      if (!out.has(toEntry)) out.set(toEntry, example);
+      graph.set(fromEntry, out);
+    }
+  }
+  return graph;
+}
+
+/** Each cycle of the graph, told by the imports that make it. */
+function describedCycles(graph: Map<string, Map<string, string>>): string[] {
+  return cycles(graph).map((component) =>
+    component
+      .flatMap((from) =>
+        [...(graph.get(from) ?? new Map<string, string>())]
+          .filter(([to]) => component.includes(to))
+          .map(([, example]) => example),
+      )
+      .join("; "),
+  );
 }
 
 /** Strongly connected components of more than one part (Tarjan): each is at least one cycle. */
@@ -90,6 +139,7 @@ function cycles(graph: Map<string, Map<string, string>>): string[][] {
 const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "logger.ts", "worker-entry.ts"],
   ["domain"],
+  ["config"],
   ["config.ts"],
   ["metrics", "search"],
   ["store"],
@@ -118,17 +168,15 @@ describe("src/ layering", () => {
   });
 
   it("has no import cycle between its top-level parts", () => {
-    const graph = partGraph();
-    const described = cycles(graph).map((component) =>
-      component
-        .flatMap((from) =>
-          [...(graph.get(from) ?? new Map<string, string>())]
-            .filter(([to]) => component.includes(to))
-            .map(([, example]) => example),
-        )
-        .join("; "),
-    );
-    expect(described).toEqual([]);
+    expect(describedCycles(partGraph())).toEqual([]);
+  });
+
+  it("has no import cycle between any two files of src/", () => {
+    expect(describedCycles(fileGraph())).toEqual([]);
+  });
+
+  it("has no import cycle between folders at any depth (folder A imports B and B imports A)", () => {
+    expect(describedCycles(folderGraph())).toEqual([]);
   });
 
   it("finds a cycle when there is one (the check itself works)", () => {
@@ -139,5 +187,15 @@ describe("src/ layering", () => {
       ["d", new Map([["a", "d imports a"]])],
     ]);
     expect(cycles(graph)).toEqual([["a", "b", "c"]]);
+  });
+
+  it("finds a circle between two folders whose files form none", () => {
+    const files = new Map([
+      ["a/b/x.ts", new Map([["a/c/y.ts", "a/b/x.ts imports a/c/y.ts"]])],
+      ["a/c/z.ts", new Map([["a/b/w.ts", "a/c/z.ts imports a/b/w.ts"]])],
+      ["a/d.ts", new Map([["a/b/x.ts", "a/d.ts imports a/b/x.ts"]])],
+    ]);
+    expect(cycles(files)).toEqual([]);
+    expect(cycles(folderGraph(files))).toEqual([["a/b", "a/c"]]);
   });
 });

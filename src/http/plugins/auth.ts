@@ -1,11 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Account } from "../../domain/records.js";
+import { sameSecret } from "../../domain/secrets.js";
+import type { SearchIndex } from "../../domain/search.js";
 import { AppError } from "../../errors.js";
 import { authenticate } from "../../services/accounts.js";
 import type { Services } from "../../services/context.js";
-import type { Account } from "../../domain/records.js";
+import { authenticateSearchIndex } from "../../services/search-data.js";
+import { bearerToken } from "../bearer.js";
+
+/**
+ * The auth of every API that takes a Bearer token, in one place: the messaging API (an account's token or read-only
+ * token), the search data plane (an index's token or read-only token) and `/metrics` (FERRY_METRICS_TOKEN). Tokens
+ * are read by `bearerToken` and compared in constant time (`sameSecret`, or the store's lookup by token). The
+ * management API's Basic auth is src/http/plugins/basic-auth.ts.
+ */
 
 declare module "fastify" {
   interface FastifyRequest {
+    /** The search index of the endpoint, once its token was checked (search data plane only). */
+    searchIndex: SearchIndex;
     /** The messaging account of the Bearer (or `svc_token`/`qstash_token`) token; set on every messaging route. */
     account: Account;
     /**
@@ -37,11 +50,8 @@ export interface MessagingRoute {
 export const readable = { config: { readOnlyAllowed: true } } as const;
 
 function tokenOf(request: FastifyRequest, tokenQuery: string): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (match) return match[1]!.trim();
-  }
+  const fromHeader = bearerToken(request.headers.authorization);
+  if (fromHeader !== undefined) return fromHeader;
   const query = request.query as Record<string, string | string[] | undefined>;
   const fromQuery = query[tokenQuery];
   return Array.isArray(fromQuery) ? fromQuery[0] : fromQuery;
@@ -69,5 +79,34 @@ export function requireMessagingToken(app: FastifyInstance, services: Services):
       const route = `${request.method} ${request.routeOptions.url ?? ""}`;
       throw new AppError("read_only", `read-only token: ${route} changes state or reveals secrets; use the account's token`);
     }
+  });
+}
+
+/**
+ * The search data plane's auth (docs/search.md, shared docs/search-api.md): route options for the routes that read
+ * (either of the index's tokens) and those that write (its token only). Checked before the handler, once the body is
+ * read, then `afterAuth` runs (the bandwidth count, which needs the index).
+ */
+export function searchIndexAuth(
+  app: FastifyInstance,
+  services: Services,
+  afterAuth: (request: FastifyRequest) => Promise<void>,
+) {
+  app.decorateRequest("searchIndex", undefined as unknown as SearchIndex);
+  const check = (writes: boolean) => async (request: FastifyRequest) => {
+    const slug = (request.params as { slug: string }).slug;
+    const token = bearerToken(request.headers.authorization);
+    request.searchIndex = await authenticateSearchIndex(services, { slug, token, writes });
+    await afterAuth(request);
+  };
+  return { reads: { preHandler: check(false) }, writes: { preHandler: check(true) } };
+}
+
+/** Every route of the scope requires `Authorization: Bearer <expected>` when `expected` is set (401 otherwise). */
+export function requireBearerSecret(scope: FastifyInstance, expected: string | undefined, refusal: string): void {
+  if (expected === undefined) return;
+  scope.addHook("onRequest", async (request) => {
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined || !sameSecret(token, expected)) throw new AppError("unauthorized", refusal);
   });
 }

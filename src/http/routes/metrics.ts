@@ -1,8 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { AppError } from "../../errors.js";
 import { httpDuration, httpRequests } from "../../metrics/metrics.js";
 import { MetricsScraper } from "../metrics-scrape.js";
+import { requireBearerSecret } from "../plugins/auth.js";
 import type { Services } from "../../services/context.js";
 
 /** Requests that matched no route share one label value, so a scanner cannot grow the series count. */
@@ -14,7 +13,6 @@ const UNMATCHED = "unmatched";
  */
 export function metricsRoutes(app: FastifyInstance, services: Services): void {
   const scraper = new MetricsScraper(services.store, () => services.clock.now());
-  const expected = services.config.metricsToken;
 
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? UNMATCHED;
@@ -25,20 +23,14 @@ export function metricsRoutes(app: FastifyInstance, services: Services): void {
 
   // In a scope of its own, like every route: registered once the OpenAPI plugin listens (openapi/plugin.ts).
   app.register(async (scope) => {
-    scope.get("/metrics", async (request, reply) => {
-      if (expected !== undefined && !bearerMatches(request.headers.authorization, expected)) {
-        throw new AppError("unauthorized", "invalid authorization: /metrics requires the FERRY_METRICS_TOKEN bearer token");
-      }
+    requireBearerSecret(
+      scope,
+      services.config.metricsToken,
+      "invalid authorization: /metrics requires the FERRY_METRICS_TOKEN bearer token",
+    );
+    scope.get("/metrics", async (_request, reply) => {
       const text = await scraper.render();
       return reply.header("content-type", scraper.contentType).send(text);
     });
   });
-}
-
-function bearerMatches(header: string | undefined, expected: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? "");
-  if (!match) return false;
-  const given = Buffer.from(match[1]!.trim());
-  const want = Buffer.from(expected);
-  return given.length === want.length && timingSafeEqual(given, want);
 }

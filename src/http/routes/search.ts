@@ -14,6 +14,7 @@ import { invalidField } from "../../errors.js";
 import { isStatsPeriod } from "../../domain/stats-period.js";
 import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
+import { parseSearchIndexCreate, parseSearchIndexRename } from "../bodies/search-indexes.js";
 import { searchIndexRecord } from "../views/search-view.js";
 import { sendOk } from "./management-accounts.js";
 
@@ -29,8 +30,8 @@ export function searchRoutes(app: FastifyInstance, services: Services): void {
     searchIndexRecord(index, request.dialect, await searchIndexThroughput(services, index));
 
   app.post("/v2/search", async (request) => {
-    const body = jsonObjectBody(request) ?? {};
-    return view(request, await createSearchIndex(services, request.customer, body, originOf(request)));
+    const index = parseSearchIndexCreate(jsonObjectBody(request) ?? {});
+    return view(request, await createSearchIndex(services, request.customer, index, originOf(request)));
   });
   app.get("/v2/search", async (request) =>
     Promise.all((await listSearchIndexes(services, request.customer)).map((index) => view(request, index))),
@@ -48,7 +49,8 @@ export function searchRoutes(app: FastifyInstance, services: Services): void {
     return sendOk(reply);
   });
   app.post<Id>("/v2/search/:id/rename", async (request, reply) => {
-    await renameSearchIndex(services, request.customer, request.params.id, jsonObjectBody(request) ?? {});
+    const name = parseSearchIndexRename(jsonObjectBody(request) ?? {});
+    await renameSearchIndex(services, request.customer, request.params.id, name);
     return sendOk(reply);
   });
   app.post<Id>("/v2/search/:id/reset-password", async (request, reply) => {

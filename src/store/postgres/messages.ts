@@ -12,7 +12,7 @@ import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
-import { pgWorkflowWrites } from "./workflow-writes.js";
+import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
 /** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
 const renewSql = {
@@ -99,13 +99,6 @@ const stampCanceledSql = {
   name: "ferry_cancel_stamp",
   text: "UPDATE messages SET outcome = 'CANCELED', finished_at = $2 WHERE id = ANY($1::text[]) AND derived_log",
 };
-
-/**
- * Inserts new messages inside a write (`tx`): deduplication keys, rows (standing for their CREATED entries:
- * docs/states.md "The message row"), usage. Shared by every write
- * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
- */
-export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
 
 /** One publish call's items, with its own clock and deduplication window. */
 export interface InsertCall {

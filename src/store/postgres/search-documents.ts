@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
-import { Candidates, candidatesPerSide, querySides, rankHybrid } from "../../search/scoring.js";
+import { hybridSearch } from "../../search/hybrid.js";
+import { querySides } from "../../search/scoring.js";
 import {
   newGeneration,
   VECTOR_CACHE_BYTES,
@@ -10,7 +11,6 @@ import {
 } from "../../search/vector-cache.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type { DocumentSelector, SearchDocumentStore, StoredDocument } from "../search-document-store.js";
-import { hitsInRankOrder } from "../search-hits.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";
@@ -209,81 +209,73 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
       if (!current || current.documents === 0) return [];
       const mismatch = embedderMismatch(q.namespace, current, q.embedder);
       if (mismatch) throw mismatch;
-      const perSide = candidatesPerSide(q.topK);
-      const { semantic: useSemantic, fulltext: useFulltext } = querySides(q);
-      const found = new Candidates();
+      const sides = querySides(q);
       const where = (params: Params) => {
         let w = `d.index_id = ${params.add(q.indexId)} AND d.namespace = ${params.add(q.namespace)}`;
         if (q.filter) w += ` AND ${postgresFilter(q.filter, params)}`;
         return w;
       };
-      const semanticKeys = new Set<number>();
-      const fulltextKeys = new Set<number>();
-      const matrix = useSemantic ? await cachedVectors(q.indexId, q.namespace, current) : undefined;
+      const matrix = sides.semantic ? await cachedVectors(q.indexId, q.namespace, current) : undefined;
+      /** Without the cache: every vector's similarity, read by the semantic side, for the full-text side too. */
       let similarities: Map<number, number> | undefined;
-      if (matrix) {
-        let keys: number[] | undefined;
-        if (q.filter) {
+      // The primitives of the hybrid query (src/search/hybrid.ts), on this pool.
+      return hybridSearch<StoredDocument>(q, {
+        topSemantic: async (k) => {
+          if (matrix) {
+            let keys: number[] | undefined;
+            if (q.filter) {
+              const params = new Params();
+              keys = (
+                await ctx.query<{ seq: string }>(`SELECT seq FROM search_documents d WHERE ${where(params)}`, params.values)
+              ).map((r) => Number(r.seq));
+            }
+            return matrix.nearest(q.embedding, k, keys);
+          }
+          // Too large for this node's memory: every vector that passes the filter is read and scored here.
           const params = new Params();
-          keys = (
-            await ctx.query<{ seq: string }>(`SELECT seq FROM search_documents d WHERE ${where(params)}`, params.values)
-          ).map((r) => Number(r.seq));
-        }
-        for (const s of matrix.nearest(q.embedding, perSide, keys)) {
-          found.of(s.key).semantic = s.value;
-          semanticKeys.add(s.key);
-        }
-      } else if (useSemantic) {
-        // Too large for this node's memory: every vector that passes the filter is read and scored here.
-        const params = new Params();
-        const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
-          `SELECT seq, embedding FROM search_documents d WHERE ${where(params)}`,
-          params.values,
-        );
-        const scored = rows.map((r) => ({ key: Number(r.seq), value: cosine(q.embedding, r.embedding) }));
-        scored.sort((a, b) => b.value - a.value);
-        for (const s of scored.slice(0, perSide)) {
-          found.of(s.key).semantic = s.value;
-          semanticKeys.add(s.key);
-        }
-        // Every row's similarity is known already: the full-text hits get theirs from here.
-        if (useFulltext) similarities = new Map(scored.map((s) => [s.key, s.value]));
-      }
-      if (useFulltext) {
-        // One round trip: the best full-text matches, and the full-text scores of the semantic candidates (read by
-        // primary key; the match test sits in the select list so the planner does not search the GIN index again).
-        const params = new Params();
-        const query = params.add(tsQuery(q.terms));
-        // The matches come from the GIN index first (MATERIALIZED): before ANALYZE has seen a bulk upsert, the
-        // planner took the (index, name) b-tree as more selective and tested every document of the name instead.
-        const best = `WITH d AS MATERIALIZED (
-            SELECT seq, index_id, namespace, content, metadata, tsv FROM search_documents
-            WHERE tsv @@ to_tsquery('english', ${query}))
-          SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
-          FROM d WHERE ${where(params)} ORDER BY value DESC LIMIT ${params.add(perSide)}`;
-        const ofSemantic = `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END, false
-          FROM search_documents, to_tsquery('english', ${query}) q WHERE seq = ANY(${params.add([...semanticKeys])}::bigint[])`;
-        const rows = await ctx.query<{ seq: string; value: number; best: boolean }>(
-          `(${best}) UNION ALL (${ofSemantic})`,
-          params.values,
-        );
-        for (const r of rows) {
-          const c = found.of(Number(r.seq));
-          c.fulltext = r.value;
-          if (!r.best) continue;
-          fulltextKeys.add(c.key);
-          if (similarities) c.semantic = similarities.get(c.key) ?? 0;
-        }
-        if (matrix) {
-          const unscored = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
-          for (const s of matrix.similarities(q.embedding, unscored)) found.of(s.key).semantic = s.value;
-        }
-      }
-      const ranked = rankHybrid(found.all(), q.semanticWeight, q.topK);
-      const rows = await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
-        ranked.map((r) => r.key),
-      ]);
-      return hitsInRankOrder(ranked, new Map(rows.map((r) => [Number(r.seq), toStored(r)])));
+          const rows = await ctx.query<{ seq: string; embedding: Buffer }>(
+            `SELECT seq, embedding FROM search_documents d WHERE ${where(params)}`,
+            params.values,
+          );
+          const scored = rows.map((r) => ({ key: Number(r.seq), value: cosine(q.embedding, r.embedding) }));
+          scored.sort((a, b) => b.value - a.value);
+          // Every row's similarity is known already: the full-text hits get theirs from here.
+          if (sides.fulltext) similarities = new Map(scored.map((s) => [s.key, s.value]));
+          return scored.slice(0, k);
+        },
+        topFulltext: async (k, semanticKeys) => {
+          // One round trip: the best full-text matches, and the full-text scores of the semantic candidates (read
+          // by primary key; the match test sits in the select list so the planner does not search the GIN index
+          // again).
+          const params = new Params();
+          const query = params.add(tsQuery(q.terms));
+          // The matches come from the GIN index first (MATERIALIZED): before ANALYZE has seen a bulk upsert, the
+          // planner took the (index, name) b-tree as more selective and tested every document of the name instead.
+          const best = `WITH d AS MATERIALIZED (
+              SELECT seq, index_id, namespace, content, metadata, tsv FROM search_documents
+              WHERE tsv @@ to_tsquery('english', ${query}))
+            SELECT d.seq, ts_rank(d.tsv, to_tsquery('english', ${query})) AS value, true AS best
+            FROM d WHERE ${where(params)} ORDER BY value DESC LIMIT ${params.add(k)}`;
+          const ofSemantic = `SELECT seq, CASE WHEN tsv @@ q THEN ts_rank(tsv, q) ELSE 0 END, false
+            FROM search_documents, to_tsquery('english', ${query}) q WHERE seq = ANY(${params.add([...semanticKeys])}::bigint[])`;
+          const rows = await ctx.query<{ seq: string; value: number; best: boolean }>(
+            `(${best}) UNION ALL (${ofSemantic})`,
+            params.values,
+          );
+          const scored = rows.map((r) => ({ key: Number(r.seq), value: r.value, best: r.best }));
+          return { top: scored.filter((r) => r.best), of: scored.filter((r) => !r.best) };
+        },
+        semanticOf: async (keys) =>
+          matrix
+            ? matrix.similarities(q.embedding, keys)
+            : keys.map((key) => ({ key, value: similarities?.get(key) ?? 0 })),
+        documents: async (keys) => {
+          const rows = await ctx.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM search_documents WHERE seq = ANY($1::bigint[])`, [
+            [...keys],
+          ]);
+          return new Map(rows.map((r) => [Number(r.seq), toStored(r)]));
+        },
+      });
     },
 
     searchDocFetch: async ({ indexId, namespace, selector, limit }) => {

@@ -1,9 +1,8 @@
 import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
-import type { InsertResult } from "../store.js";
+import type { InsertItem, InsertResult } from "../store.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
 import { type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
 import type { Tx } from "./context.js";
-import type { MessageInserter } from "./messages.js";
 
 /**
  * The workflow writes other writes share (mirrors src/store/sqlite/workflow-writes.ts): appending to a run and
@@ -20,6 +19,14 @@ export interface PgWorkflowWrites {
   historyOf(tx: Tx | undefined, accountId: string, runId: string): Promise<HistoryEntry[]>;
   deleteRunRows(tx: Tx, accountId: string, runId: string, withRun: boolean): Promise<void>;
 }
+
+/**
+ * Inserts new messages inside a write (`tx`): deduplication keys, rows (standing for their CREATED entries:
+ * docs/states.md "The message row"), usage. Shared by every write
+ * that creates messages (publish, callbacks, schedule ticks), so each gets the same rules.
+ * Defined here, beside its one other user, so messages.ts and this file do not import each other.
+ */
+export type MessageInserter = (tx: Tx, items: InsertItem[], now: number, windowMs: number) => Promise<InsertResult[]>;
 
 export function pgWorkflowWrites(
   read: <R>(text: string, values: unknown[]) => Promise<R[]>,

@@ -7,7 +7,7 @@ import type { UsageMetric } from "../store.js";
 import { urlPart } from "../rows-shared.js";
 import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
-import { loadVectorFunctions } from "./search-documents.js";
+import { loadVectorFunctions } from "./vector-functions.js";
 import { logParams, messageParams } from "./rows.js";
 import { WalSync } from "./wal-sync.js";
 import { WriteBatcher } from "./write-batcher.js";

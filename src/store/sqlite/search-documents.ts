@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import type Database from "better-sqlite3";
 import { AppError } from "../../errors.js";
 import { embedderMismatch } from "../../search/embedder.js";
-import { Candidates, candidatesPerSide, querySides, rankHybrid } from "../../search/scoring.js";
+import { hybridSearch, type Similarity } from "../../search/hybrid.js";
+import { querySides } from "../../search/scoring.js";
 import { newGeneration, VECTOR_CACHE_BYTES, VectorCache, type VectorChanges, type VectorRow } from "../../search/vector-cache.js";
-import { hitsInRankOrder } from "../search-hits.js";
 import { type SearchIndexRow, searchIndexFromRow } from "../rows-shared.js";
 import type {
   DocumentSelector,
@@ -21,13 +19,6 @@ import { searchUsageQueries } from "./search-usage.js";
  * for the semantic side an exact scan of the embeddings held in memory (src/search/vector-cache.ts), or, for a name
  * too large for that memory, of the BLOBs with sqlite-vec (`vec0` KNN unfiltered, `vec_distance_cosine` filtered).
  */
-
-/** Loads sqlite-vec's scalar vector functions into a connection (before migrations: nothing in them needs it). */
-export function loadVectorFunctions(db: Database.Database): void {
-  // sqlite-vec ships CommonJS with a prebuilt loadable extension per platform.
-  const require = createRequire(import.meta.url);
-  (require("sqlite-vec") as { load(db: Database.Database): void }).load(db);
-}
 
 interface DocRow {
   rowid: number;
@@ -244,71 +235,53 @@ export function searchDocumentQueries(ctx: SqliteContext, cacheBytes = VECTOR_CA
       const mismatch = embedderMismatch(q.namespace, current, q.embedder);
       if (mismatch) throw mismatch;
       const f = q.filter ? sqliteFilter(q.filter) : undefined;
-      const perSide = candidatesPerSide(q.topK);
       const query = blob(q.embedding);
-      const { semantic: useSemantic, fulltext: useFulltext } = querySides(q);
-      const match = ftsMatch(q.terms);
-      const found = new Candidates();
-      const semanticKeys = new Set<number>();
-      const fulltextKeys = new Set<number>();
-      const matrix = useSemantic ? cachedVectors(q.indexId, q.namespace, current) : undefined;
-      if (useSemantic) {
-        const rows = (
+      const matrix = querySides(q).semantic ? cachedVectors(q.indexId, q.namespace, current) : undefined;
+      // The primitives of the hybrid query (src/search/hybrid.ts), on this connection.
+      return hybridSearch<StoredDocument>(q, {
+        topSemantic: async (k) =>
           matrix
-            ? matrix.nearest(q.embedding, perSide, f ? filteredRowids(q.indexId, q.namespace, f) : undefined)
-            : f
-            ? db
-                .prepare(
-                  `SELECT v.rowid AS key, 1 - vec_distance_cosine(v.embedding, ?) AS value FROM search_vectors v
-                   JOIN search_documents d ON d.rowid = v.rowid
-                   WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
-                )
-                .all(query, q.indexId, q.namespace, ...f.params, perSide)
-            : q.embedding.length === KNN_DIMENSION
-              ? knnScan.all(query, perSide, q.indexId, q.namespace)
-              : semanticScan.all(query, q.indexId, q.namespace, perSide)
-        ) as { key: number; value: number }[];
-        for (const r of rows) {
-          found.of(r.key).semantic = r.value;
-          semanticKeys.add(r.key);
-        }
-      }
-      if (useFulltext) {
-        // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
-        // semantic hits read theirs from here instead of a second MATCH per document.
-        // When this name holds every document of the store (one index, one name: its cached vectors are as many
-        // as all documents), the scope term selects nothing more and is left out: the same matches and scores
-        // (the scope column weighs 0), about half the cost (docs/search.md "Storage").
-        const held = matrix ?? cache.get(q.indexId, q.namespace, current.generation);
-        const alone = held !== undefined && held.size === (allDocuments.get() as number);
-        const scoped = alone
-          ? `text : (${match})`
-          : `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
-        const rows = (
-          f
-            ? db.prepare(fulltextFilteredSql(f.sql)).all(scoped, ...f.params, FULLTEXT_SCORED)
-            : fulltextScan.all(scoped, FULLTEXT_SCORED)
-        ) as { key: number; value: number }[];
-        for (const [i, r] of rows.entries()) {
-          if (i < perSide) {
-            found.of(r.key).fulltext = r.value;
-            fulltextKeys.add(r.key);
-          } else if (semanticKeys.has(r.key)) found.of(r.key).fulltext = r.value;
-        }
-      }
-      // The semantic side's score for the full-text hits it did not return.
-      if (useSemantic && fulltextKeys.size > 0) {
-        const missing = [...fulltextKeys].filter((k) => !semanticKeys.has(k));
-        const scored = matrix
-          ? matrix.similarities(q.embedding, missing)
-          : (semanticOf.all(query, JSON.stringify(missing)) as { key: number; value: number }[]);
-        for (const r of scored) {
-          found.of(r.key).semantic = r.value;
-        }
-      }
-      const ranked = rankHybrid(found.all(), q.semanticWeight, q.topK);
-      const rows = docsByRowids.all(JSON.stringify(ranked.map((r) => r.key))) as DocRow[];
-      return hitsInRankOrder(ranked, new Map(rows.map((r) => [r.rowid, toStored(r)])));
+            ? matrix.nearest(q.embedding, k, f ? filteredRowids(q.indexId, q.namespace, f) : undefined)
+            : ((f
+                ? db
+                    .prepare(
+                      `SELECT v.rowid AS key, 1 - vec_distance_cosine(v.embedding, ?) AS value FROM search_vectors v
+                       JOIN search_documents d ON d.rowid = v.rowid
+                       WHERE v.index_id = ? AND v.namespace = ? AND ${f.sql} ORDER BY value DESC LIMIT ?`,
+                    )
+                    .all(query, q.indexId, q.namespace, ...f.params, k)
+                : q.embedding.length === KNN_DIMENSION
+                  ? knnScan.all(query, k, q.indexId, q.namespace)
+                  : semanticScan.all(query, q.indexId, q.namespace, k)) as Similarity[]),
+        topFulltext: async (k, semanticKeys) => {
+          // Every match's score up to FULLTEXT_SCORED (bm25 is computed for all matches to sort them anyway): the
+          // semantic candidates read theirs from here instead of a second MATCH per document.
+          // When this name holds every document of the store (one index, one name: its cached vectors are as many
+          // as all documents), the scope term selects nothing more and is left out: the same matches and scores
+          // (the scope column weighs 0), about half the cost (docs/search.md "Storage").
+          const match = ftsMatch(q.terms);
+          const held = matrix ?? cache.get(q.indexId, q.namespace, current.generation);
+          const alone = held !== undefined && held.size === (allDocuments.get() as number);
+          const scoped = alone
+            ? `text : (${match})`
+            : `scope : "${scopeToken(q.indexId, q.namespace)}" AND (${match})`;
+          const rows = (
+            f
+              ? db.prepare(fulltextFilteredSql(f.sql)).all(scoped, ...f.params, FULLTEXT_SCORED)
+              : fulltextScan.all(scoped, FULLTEXT_SCORED)
+          ) as Similarity[];
+          const semantic = new Set(semanticKeys);
+          return { top: rows.slice(0, k), of: rows.slice(k).filter((r) => semantic.has(r.key)) };
+        },
+        semanticOf: async (keys) =>
+          matrix
+            ? matrix.similarities(q.embedding, keys)
+            : (semanticOf.all(query, JSON.stringify(keys)) as Similarity[]),
+        documents: async (keys) => {
+          const rows = docsByRowids.all(JSON.stringify(keys)) as DocRow[];
+          return new Map(rows.map((r) => [r.rowid, toStored(r)]));
+        },
+      });
     },
 
     searchDocFetch: async ({ indexId, namespace, selector, limit }) => {
