@@ -1,6 +1,6 @@
 import type { Message } from "../domain/message.js";
 import type { DlqFilter } from "./store-dlq.js";
-import type { InsertItem, InsertResult } from "./store.js";
+import type { InsertItem, InsertResult } from "./store-params.js";
 
 /**
  * What the console's actions on one message need (docs/messaging.md "Retry and replay"): the message's row in any
