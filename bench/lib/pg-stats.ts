@@ -13,6 +13,8 @@ export interface PgWork {
   statements: number;
   /** Calls per statement text (normalised by pg_stat_statements), for "where the round trips go". */
   byStatement: Map<string, number>;
+  /** plpgsql functions and triggers of the measured database (track_functions = pl): calls, own time in ms. */
+  functions: Map<string, { calls: number; selfMs: number }>;
 }
 
 /**
@@ -28,6 +30,8 @@ export class PgWorkMeter {
   private constructor(
     private readonly client: pg.Client,
     private readonly database: string,
+    /** On the measured database itself: pg_stat_user_functions only shows the current database's functions. */
+    private readonly measured: pg.Client,
   ) {}
 
   static async open(url: string): Promise<PgWorkMeter> {
@@ -45,7 +49,9 @@ export class PgWorkMeter {
     const client = new pg.Client({ connectionString: u.toString() });
     await client.connect();
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-    return new PgWorkMeter(client, database);
+    const measured = new pg.Client({ connectionString: url });
+    await measured.connect();
+    return new PgWorkMeter(client, database, measured);
   }
 
   /** The counters now, after waiting until every backend has reported (see STATS_SETTLE_MS). */
@@ -65,7 +71,13 @@ export class PgWorkMeter {
       )
     ).rows;
     const byStatement = new Map(rows.map((r) => [r.query, Number(r.calls)]));
+    const fns = (
+      await this.measured.query<{ name: string; calls: string; self_ms: number }>(
+        "SELECT funcname AS name, calls, self_time AS self_ms FROM pg_stat_user_functions",
+      )
+    ).rows;
     return {
+      functions: new Map(fns.map((f) => [f.name, { calls: Number(f.calls), selfMs: Number(f.self_ms) }])),
       commits: Number(db?.commits ?? 0),
       rollbacks: Number(db?.rollbacks ?? 0),
       statements: rows.reduce((sum, r) => sum + Number(r.calls), 0),
@@ -73,8 +85,9 @@ export class PgWorkMeter {
     };
   }
 
-  close(): Promise<void> {
-    return this.client.end();
+  async close(): Promise<void> {
+    await this.client.end();
+    await this.measured.end();
   }
 }
 
@@ -85,7 +98,13 @@ export function workBetween(before: PgWork, after: PgWork): PgWork {
     const d = calls - (before.byStatement.get(q) ?? 0);
     if (d > 0) byStatement.set(q, d);
   }
+  const functions = new Map<string, { calls: number; selfMs: number }>();
+  for (const [name, f] of after.functions) {
+    const b = before.functions.get(name) ?? { calls: 0, selfMs: 0 };
+    if (f.calls > b.calls) functions.set(name, { calls: f.calls - b.calls, selfMs: f.selfMs - b.selfMs });
+  }
   return {
+    functions,
     commits: after.commits - before.commits,
     rollbacks: after.rollbacks - before.rollbacks,
     statements: after.statements - before.statements,
@@ -110,5 +129,14 @@ export function statementTable(w: PgWork, messages: number, top = 15): string {
     "| per message | statement |",
     "|---:|---|",
     ...rows.map(([q, calls]) => `| ${(calls / Math.max(1, messages)).toFixed(3)} | \`${cell(q)}\` |`),
+    "",
+    "plpgsql functions and triggers (pg_stat_user_functions, their own time):",
+    "",
+    "| function | calls per message | µs per message |",
+    "|---|---:|---:|",
+    ...[...w.functions.entries()].map(
+      ([name, f]) =>
+        `| ${name} | ${(f.calls / Math.max(1, messages)).toFixed(3)} | ${((f.selfMs * 1000) / Math.max(1, messages)).toFixed(1)} |`,
+    ),
   ].join("\n");
 }

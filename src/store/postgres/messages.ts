@@ -328,7 +328,14 @@ export function messageQueries(ctx: PgContext): MessageQueries {
 
     messageFinish: (p) =>
       isPlainDelivery(p)
-        ? ctx.writeMerged({ kind: "finish-delivered", item: p, runMany: finishDelivered })
+        ? // Lazy (write-batcher.ts): it rides along with the next publish run or claim instead of committing alone.
+          // Not when a flow-control key waits for it: its waiting messages would start that much later.
+          ctx.writeMerged({
+            kind: "finish-delivered",
+            item: p,
+            runMany: finishDelivered,
+            lazy: p.message.spec.flowControl === undefined,
+          })
         : finishOne(p),
 
     messageCancel: ({ accountId, now, filter, count }) =>
