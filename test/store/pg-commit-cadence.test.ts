@@ -72,6 +72,31 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     expect(byId.get(leased!.message!.id)!.xmin).toBe(byId.get(next.id)!.xmin);
   });
 
+  it("waits longer for a ride when the node's publish runs come rarely (three nodes share the publishes)", async () => {
+    // A floor of 1 ms: only the adaptation to the runs' interval can make the outcome wait for the next publish.
+    const opened = await openPostgresTestStores({ postgres: { lazyWaitMs: 1 } });
+    dispose = opened.dispose;
+    const { store, sql } = opened;
+    await store.accountInsert({ account });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Publish runs about every 40 ms: the outcomes' wait grows to 1.5 × that, at most 50 ms.
+    for (let i = 0; i < 15; i++) {
+      await publish(store, message());
+      await sleep(40);
+    }
+    const [leased] = await publish(store, message(), true);
+    const finish = delivered(store, leased!.message!);
+    await sleep(10);
+    const next = message();
+    await publish(store, next);
+    expect(await finish).toBe(true);
+    const rows = await sql<{ id: string; xmin: string }>(
+      "SELECT id, xmin::text AS xmin FROM messages WHERE id = ANY($1::text[])",
+      [[leased!.message!.id, next.id]],
+    );
+    expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
+  });
+
   it("an outcome that waits alone commits once its wait is over, and at close", async () => {
     const opened = await openPostgresTestStores({ postgres: { lazyWaitMs: 5 } });
     dispose = opened.dispose;

@@ -38,9 +38,10 @@ export interface MergeableOp<I, R> {
   oneAtATime?: boolean;
   /**
    * Nobody waits on this operation to answer a client (a delivery's outcome): it does not start a transaction of its
-   * own while other work will soon start one, and rides along with that (publishes, claims). It waits at most
-   * `lazyWaitMs` (LAZY_WAIT_MS), so its row leaves ACTIVE and its delivery slot frees shortly after; until it commits, a crash only
-   * means the message is delivered again (at least once).
+   * own while other work will soon start one, and rides along with that (publishes, claims). It waits for about
+   * one and a half of its node's intervals between one-at-a-time runs (the publish runs: with more nodes sharing
+   * the load they come less often), at least `lazyWaitMs` and at most MAX_LAZY_WAIT_MS, so its row leaves ACTIVE and
+   * its delivery slot frees shortly after. Until it commits, a crash only means the message is delivered again.
    */
   lazy?: boolean;
 }
@@ -51,8 +52,12 @@ export type BatchSink = (
   buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean },
 ) => Promise<void>;
 
-/** The longest a lazy operation (MergeableOp.lazy) waits for other work to ride along with, by default. */
+/** The least a lazy operation (MergeableOp.lazy) waits for other work to ride along with, by default. */
 export const LAZY_WAIT_MS = 10;
+/** The most it waits, however rare the publish runs (unless `lazyWaitMs` asks for longer). */
+const MAX_LAZY_WAIT_MS = 50;
+/** Weight of a new interval in the moving average of the intervals between one-at-a-time runs. */
+const INTERVAL_WEIGHT = 0.2;
 /** Lazy operations this many start their own transaction at once. */
 const LAZY_ENOUGH = 256;
 
@@ -96,6 +101,9 @@ export class PgWriteBatcher {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private draining = false;
+  /** When the last one-at-a-time run started, and the moving average of the intervals between them (ms). */
+  private lastRunAt: number | undefined;
+  private runInterval = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -145,6 +153,7 @@ export class PgWriteBatcher {
         return;
       }
       for (const kind of kinds) this.runningKinds.add(kind);
+      if (kinds.size > 0) this.noteRun(performance.now());
       this.active++;
       void this.commit(batch).finally(() => {
         for (const kind of kinds) this.runningKinds.delete(kind);
@@ -156,6 +165,23 @@ export class PgWriteBatcher {
         }
       });
     }
+  }
+
+  private noteRun(now: number): void {
+    if (this.lastRunAt !== undefined) {
+      // An idle spell is not an interval between runs of a busy node: capped so that it does not linger.
+      const interval = Math.min(now - this.lastRunAt, 2 * MAX_LAZY_WAIT_MS);
+      this.runInterval += INTERVAL_WEIGHT * (interval - this.runInterval);
+    }
+    this.lastRunAt = now;
+  }
+
+  /**
+   * How long lazy operations wait for a ride: one and a half of this node's mean interval between publish runs, so
+   * that the next run usually comes first, whether one node takes all the publishes or a third of them.
+   */
+  private lazyWait(): number {
+    return Math.max(this.lazyWaitMs, Math.min(MAX_LAZY_WAIT_MS, 1.5 * this.runInterval));
   }
 
   private armPump(at: number): void {
@@ -197,7 +223,7 @@ export class PgWriteBatcher {
     // (one transaction away), or whatever comes within their own wait.
     if (!eager && batch.length > 0 && !this.draining && batch.length < LAZY_ENOUGH) {
       if (heldBack) return { batch: [], kinds: new Set() };
-      const deadline = lazyFrom + this.lazyWaitMs;
+      const deadline = lazyFrom + this.lazyWait();
       if (now < deadline) return { batch: [], kinds: new Set(), wakeAt: deadline };
     }
     this.queue = rest;
