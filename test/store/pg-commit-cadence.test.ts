@@ -97,6 +97,20 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
   });
 
+  it("does not wait when its account's max_global_parallelism is nearly used up", async () => {
+    // The free plan allows 10 deliveries in flight: a lazy outcome would keep the account's next deliveries waiting.
+    const opened = await openPostgresTestStores({ postgres: { lazyWaitMs: 60_000 } });
+    dispose = opened.dispose;
+    const { store, sql } = opened;
+    const free = anAccount("acc-cadence-free", { token: "t-cadence-free", plan: "free" });
+    await store.accountInsert({ account: free });
+    const [leased] = await publish(store, aMessage(free.id, { body: Buffer.from("b") }), true);
+    expect(leased!.message!.state).toBe("ACTIVE");
+    expect(await delivered(store, leased!.message!)).toBe(true); // alone: no other work to ride along with
+    const [row] = await sql<{ state: string }>("SELECT state FROM messages WHERE id = $1", [leased!.message!.id]);
+    expect(row!.state).toBe("DELIVERED");
+  });
+
   it("an outcome that waits alone commits once its wait is over, and at close", async () => {
     const opened = await openPostgresTestStores({ postgres: { lazyWaitMs: 5 } });
     dispose = opened.dispose;
