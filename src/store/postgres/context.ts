@@ -31,8 +31,8 @@ export interface PgStoreOptions {
    */
   notifyHorizonMs?: number;
   /**
-   * The longest a plain delivery's outcome waits to share the next transaction (write-batcher.ts, MergeableOp.lazy).
-   * (Default: LAZY_WAIT_MS, 10 ms)
+   * The least a plain delivery's outcome waits to share the next transaction before it starts one; longer, up to
+   * 50 ms, when this node's publish runs come rarely (write-batcher.ts, MergeableOp.lazy). (Default: LAZY_WAIT_MS, 10 ms)
    */
   lazyWaitMs?: number;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
