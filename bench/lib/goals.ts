@@ -6,7 +6,7 @@ import type { Measurement } from "./scenario.js";
  * `atLeast` is only shown (the issue sets no goal for it).
  */
 export type Goal =
-  | { kind: "ratio"; of: string[]; label: string; atLeast?: number }
+  | { kind: "ratio"; of: string[]; label: string; atLeast?: number; atMost?: number }
   | { kind: "absolute"; atMost?: number; atLeast?: number };
 
 export const goals: Record<string, Goal> = {
@@ -35,6 +35,9 @@ export const goals: Record<string, Goal> = {
   "pg1.delivered": { kind: "ratio", of: ["pgboss.delivered"], label: "× pg-boss", atLeast: 2 },
   "pg3.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
   "pg3.vsPg1": { kind: "ratio", of: ["pg1.delivered"], label: "× 1 node (pg1)", atLeast: 1 },
+  // Issue 29: the database's work per message must not grow with the nodes (floor ≤ 1.5×, goal 1.1×).
+  "pg3.dbCpu": { kind: "ratio", of: ["pg1.dbCpu"], label: "× 1 node (pg1)", atMost: 1.5 },
+  "pg3.xacts": { kind: "ratio", of: ["pg1.xacts"], label: "× 1 node (pg1)" },
   // Search data plane (docs/search.md): ingest against the raw store's inserts, query latency at 100,000 documents.
   "search.ingest10k": { kind: "ratio", of: ["search.raw10k"], label: "× raw store", atLeast: 0.5 },
   "search.ingest100k": { kind: "ratio", of: ["search.raw100k"], label: "× raw store", atLeast: 0.5 },
@@ -72,9 +75,11 @@ export function judge(m: Measurement, values: (key: string) => number | undefine
     return { goal: parts.join(", "), met };
   }
   const refs = goal.of.map(values).filter((v): v is number => v !== undefined && v > 0);
-  const wanted = goal.atLeast === undefined ? "" : `≥ ${goal.atLeast}`;
+  const wanted =
+    goal.atLeast !== undefined ? `≥ ${goal.atLeast}` : goal.atMost !== undefined ? `≤ ${goal.atMost}` : "";
   if (refs.length === 0) return { goal: `${wanted}${goal.label} (reference not measured)` };
   const ratio = m.value / Math.max(...refs);
-  if (goal.atLeast === undefined) return { ratio, ratioLabel: goal.label };
-  return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio >= goal.atLeast };
+  if (goal.atLeast !== undefined) return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio >= goal.atLeast };
+  if (goal.atMost !== undefined) return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio <= goal.atMost };
+  return { ratio, ratioLabel: goal.label };
 }

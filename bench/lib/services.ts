@@ -110,7 +110,8 @@ export interface PostgresServer {
 /**
  * A throwaway PostgreSQL 15 cluster (/work/shared/docs/dependencies.md): initdb as the postgres user, pg_ctl
  * start on a free port on 127.0.0.1. Durability stays at PostgreSQL's defaults (fsync on, synchronous_commit on,
- * full_page_writes on): every acknowledged job is on disk, as pg-boss's docs assume.
+ * full_page_writes on): every acknowledged job is on disk, as pg-boss's docs assume. pg_stat_statements is loaded
+ * (for every peer alike) so a run can count the statements it cost, and plpgsql functions are timed (pg-stats.ts).
  * Stopped with `pg_ctl stop -m fast`, which signals the postmaster pid recorded in its postmaster.pid.
  */
 export async function startPostgres(workDir: string, log: (m: string) => void): Promise<PostgresServer> {
@@ -127,7 +128,7 @@ export async function startPostgres(workDir: string, log: (m: string) => void): 
   if (init.code !== 0) throw new Error(`initdb failed:\n${init.output.slice(-1000)}`);
   const port = await freePort();
   const start = await asPostgres(
-    `${PG_BIN}/pg_ctl -D ${data} -l ${base}/log -w -t 60 -o "-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c max_connections=100" start`,
+    `${PG_BIN}/pg_ctl -D ${data} -l ${base}/log -w -t 60 -o "-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c max_connections=100 -c shared_preload_libraries=pg_stat_statements -c track_functions=pl" start`,
   );
   if (start.code !== 0) throw new Error(`pg_ctl start failed:\n${start.output.slice(-1000)}\n${tail(`${base}/log`)}`);
   const pid = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
@@ -135,7 +136,7 @@ export async function startPostgres(workDir: string, log: (m: string) => void): 
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     dataDir: data,
-    settings: "PostgreSQL 15 defaults: fsync on, synchronous_commit on, full_page_writes on",
+    settings: "PostgreSQL 15 defaults: fsync on, synchronous_commit on, full_page_writes on; pg_stat_statements loaded",
     pid,
     stop: async () => {
       const stop = await asPostgres(`${PG_BIN}/pg_ctl -D ${data} -m fast -w -t 30 stop`, 60_000);

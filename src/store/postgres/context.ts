@@ -30,6 +30,11 @@ export interface PgStoreOptions {
    * arms their timers. Set it to the poll interval. (Default: 1000 ms)
    */
   notifyHorizonMs?: number;
+  /**
+   * The least a plain delivery's outcome waits to share the next transaction before it starts one; longer, up to
+   * 50 ms, when this node's publish runs come rarely (write-batcher.ts, MergeableOp.lazy). (Default: LAZY_WAIT_MS, 10 ms)
+   */
+  lazyWaitMs?: number;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
   startWaitMs?: number;
   log?: Logger;
@@ -38,7 +43,7 @@ export interface PgStoreOptions {
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */
@@ -104,6 +109,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
     },
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),
+    o.lazyWaitMs,
   );
 
   const wakesOthers = (dueAt: number, now: number) => dueAt <= now + options.notifyHorizonMs;

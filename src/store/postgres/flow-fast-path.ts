@@ -21,7 +21,12 @@ const fastPathSql = { name: "ferry_flow_fast_path", text: "SELECT * FROM ferry_f
  * waiting, see the migration's ferry_flow_fast_path). `items` are the operation's items: the gate asks once per
  * account for all the leases they may take.
  */
-export function fastPathGate(tx: Tx, items: readonly InsertItem[]): (m: NewMessage) => Promise<boolean> {
+export function fastPathGate(
+  tx: Tx,
+  items: readonly InsertItem[],
+  /** Told each account's room for more deliveries in flight, as read (Infinity: no bound). */
+  roomOf?: (accountId: string, room: number) => void,
+): (m: NewMessage) => Promise<boolean> {
   const room = new Map<string, number>();
   return async (m) => {
     if (m.spec.flowControl) return false;
@@ -36,6 +41,7 @@ export function fastPathGate(tx: Tx, items: readonly InsertItem[]): (m: NewMessa
       ]);
       // No row: another transaction holds the account's flow row; the message goes through the claim.
       left = row ? fastPathRoom(row) : 0;
+      if (row) roomOf?.(m.accountId, left);
     }
     room.set(m.accountId, left - 1);
     return left > 0;

@@ -111,7 +111,23 @@ export function messageInserter(ctx: PgContext): MessageInserter {
   return messageInserters(ctx).insertNew;
 }
 
+/**
+ * Below this many free slots of its max_global_parallelism, an account's deliveries' outcomes commit at once instead
+ * of riding along (write-batcher.ts, MergeableOp.lazy): its next deliveries wait for those slots.
+ */
+const TIGHT_ROOM = 64;
+
 function messageInserters(ctx: PgContext) {
+  /**
+   * Accounts whose room for deliveries in flight was small when this node's publishes last read it (the fast path):
+   * their outcomes are not lazy. An account this node never published for counts as roomy: at worst its slots free
+   * a few milliseconds later.
+   */
+  const tight = new Set<string>();
+  const roomOf = (accountId: string, room: number) => {
+    if (room < TIGHT_ROOM) tight.add(accountId);
+    else tight.delete(accountId);
+  };
   // Queue messages inserted here take a FIFO slot at once when one is free (promotion, in this transaction).
   const queues = queueSlots(ctx);
   /**
@@ -137,7 +153,11 @@ function messageInserters(ctx: PgContext) {
   const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
     const rows: { message: Message; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
-    const fastPathAllowed = fastPathGate(tx, calls.flatMap((c) => c.items));
+    const fastPathAllowed = fastPathGate(
+      tx,
+      calls.flatMap((c) => c.items),
+      roomOf,
+    );
     const answers: InsertResult[][] = [];
     for (const { items, now, dedupWindowMs } of calls) {
       const results: InsertResult[] = [];
@@ -168,12 +188,12 @@ function messageInserters(ctx: PgContext) {
   };
   const insertNew: MessageInserter = async (tx, items, now, dedupWindowMs) =>
     (await insertCalls(tx, [{ items, now, dedupWindowMs }]))[0]!;
-  return { insertNew, insertCalls };
+  return { insertNew, insertCalls, tight };
 }
 
 export function messageQueries(ctx: PgContext): MessageQueries {
   const queues = queueSlots(ctx);
-  const { insertNew, insertCalls } = messageInserters(ctx);
+  const { insertNew, insertCalls, tight } = messageInserters(ctx);
 
   const writeRecords = (tx: Tx, { logs, usage }: FinishRecords, now: number) => {
     for (const entry of logs) tx.insertLog(entry);
@@ -321,7 +341,15 @@ export function messageQueries(ctx: PgContext): MessageQueries {
 
     messageFinish: (p) =>
       isPlainDelivery(p)
-        ? ctx.writeMerged({ kind: "finish-delivered", item: p, runMany: finishDelivered })
+        ? // Lazy (write-batcher.ts): it rides along with the next publish run or claim instead of committing alone.
+          // Not when a flow-control key or its account's max_global_parallelism may have messages wait for it: they
+          // would start that much later.
+          ctx.writeMerged({
+            kind: "finish-delivered",
+            item: p,
+            runMany: finishDelivered,
+            lazy: p.message.spec.flowControl === undefined && !tight.has(p.message.accountId),
+          })
         : finishOne(p),
 
     messageCancel: ({ accountId, now, filter, count }) =>

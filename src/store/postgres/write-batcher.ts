@@ -1,31 +1,21 @@
 import type pg from "pg";
 import type { LogEntry } from "../../domain/log.js";
-import type { UsageMetric } from "../store.js";
 import { classifyError, isRetryableConflict, isUnavailableError } from "./connection.js";
 import { recordCommit } from "../../metrics/metrics.js";
 import { timerDelay } from "../../domain/timers.js";
+import {
+  CONFLICT_ATTEMPTS,
+  conflictPause,
+  MAX_OPS_PER_COMMIT,
+  NOTHING_BUFFERED,
+  OpBuffer,
+  type Tx,
+  txFor,
+  type UsageRow,
+  unitsOf,
+} from "./write-batch-tx.js";
 
-/** A statement: plain text, or named so each connection prepares it once (hot statements). */
-export type Statement = string | { name: string; text: string };
-
-/**
- * What a write operation gets: statements run on the batch's connection, inside its transaction. Log entries,
- * usage counts and due-notifications are buffered per operation and written just before COMMIT, only for the
- * operations that succeeded (one multi-row INSERT for all logs of the batch, usage summed per row).
- *
- * An operation may run more than once (a batch that hit a failure runs again with savepoints): it must have no
- * effect outside `tx` and must not keep state between runs. It must not catch a failed statement and go on: after
- * an error PostgreSQL aborts the transaction. Express "insert unless present" with ON CONFLICT instead.
- */
-export interface Tx {
-  query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
-  /** Runs a statement for its row count (UPDATE/DELETE without RETURNING). */
-  execute(statement: Statement, values?: unknown[]): Promise<number>;
-  insertLog(entry: LogEntry): void;
-  addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
-  /** Messages became due (or due soon): other nodes are woken by NOTIFY after COMMIT. */
-  notifyDue(): void;
-}
+export type { Statement, Tx, UsageRow } from "./write-batch-tx.js";
 
 export type WriteOp<T> = (tx: Tx) => Promise<T>;
 
@@ -46,6 +36,14 @@ export interface MergeableOp<I, R> {
    * runs of one node in flight together the second would wait for the first's COMMIT or go through the claim.
    */
   oneAtATime?: boolean;
+  /**
+   * Nobody waits on this operation to answer a client (a delivery's outcome): it does not start a transaction of its
+   * own while other work will soon start one, and rides along with that (publishes, claims). It waits for about
+   * one and a half of its node's intervals between one-at-a-time runs (the publish runs: with more nodes sharing
+   * the load they come less often), at least `lazyWaitMs` and at most MAX_LAZY_WAIT_MS, so its row leaves ACTIVE and
+   * its delivery slot frees shortly after. Until it commits, a crash only means the message is delivered again.
+   */
+  lazy?: boolean;
 }
 
 /** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
@@ -54,17 +52,20 @@ export type BatchSink = (
   buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean },
 ) => Promise<void>;
 
-export interface UsageRow {
-  accountId: string;
-  minute: number;
-  metric: UsageMetric;
-  count: number;
-  bytes: number;
-}
+/** The least a lazy operation (MergeableOp.lazy) waits for other work to ride along with, by default. */
+export const LAZY_WAIT_MS = 10;
+/** The most it waits, however rare the publish runs (unless `lazyWaitMs` asks for longer). */
+const MAX_LAZY_WAIT_MS = 50;
+/** Weight of a new interval in the moving average of the intervals between one-at-a-time runs. */
+const INTERVAL_WEIGHT = 0.2;
+/** Lazy operations this many start their own transaction at once. */
+const LAZY_ENOUGH = 256;
 
 interface Pending {
   op: WriteOp<unknown>;
   merge?: MergeableOp<unknown, unknown>;
+  /** When it was queued (performance.now()): lazy operations wait from then. */
+  at: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -77,54 +78,6 @@ interface OpResult {
 }
 
 /**
- * The order in which a batch's operations run: one by one, except that in the optimistic run the mergeable ones of
- * one kind run together, at the place of the first of them.
- */
-function unitsOf(batch: Pending[], mode: "optimistic" | "savepoints" | "single"): Pending[][] {
-  if (mode !== "optimistic") return batch.map((p) => [p]);
-  const units: Pending[][] = [];
-  const byKind = new Map<string, Pending[]>();
-  for (const p of batch) {
-    if (!p.merge) {
-      units.push([p]);
-      continue;
-    }
-    const unit = byKind.get(p.merge.kind);
-    if (unit) unit.push(p);
-    else {
-      const fresh = [p];
-      byKind.set(p.merge.kind, fresh);
-      units.push(fresh);
-    }
-  }
-  return units;
-}
-
-/** What one run of one operation buffered. */
-class OpBuffer {
-  logs: LogEntry[] = [];
-  usage: UsageRow[] = [];
-  due = false;
-}
-
-/** The buffer of an operation whose merged run buffered into its first operation's: never written to. */
-const NOTHING_BUFFERED = new OpBuffer();
-
-/** Transactions larger than this are split, so one batch never holds its locks for long. */
-const MAX_OPS_PER_COMMIT = 1000;
-/** Attempts of one operation that keeps hitting a deadlock or serialization failure. */
-const CONFLICT_ATTEMPTS = 5;
-
-/**
- * The pause before running again after a deadlock or serialization failure: random, and longer each time, so that
- * two transactions that collided do not start again in step and collide again. Two nodes claiming and finishing the
- * same keys hit three deadlocks in a row once on a loaded CI machine, with immediate retries.
- */
-function conflictPause(tries: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, timerDelay(Math.random() * Math.min(200, 10 * 2 ** tries))));
-}
-
-/**
  * Group commit over a pool: write operations issued in the same event-loop turn share one transaction on one pooled
  * connection, so one commit (one WAL flush) covers all of them. Up to `maxBatches` transactions run at once on
  * separate connections; while they are all busy, new operations queue up and form the next, larger batch.
@@ -133,6 +86,9 @@ function conflictPause(tries: number): Promise<void> {
  * others commit, and nothing resolves before COMMIT returned. Cheaply: the batch first runs without savepoints;
  * only when an operation fails is it rolled back and run again with each operation in its own SAVEPOINT.
  * Connection failures reject the whole batch with `unavailable: true` (HTTP 503).
+ *
+ * Lazy operations (plain deliveries' outcomes) wait a little to ride along with the next transaction instead of
+ * committing alone (docs/postgres.md, "Group commit across nodes").
  */
 export class PgWriteBatcher {
   private queue: Pending[] = [];
@@ -141,11 +97,19 @@ export class PgWriteBatcher {
   /** One-at-a-time kinds (MergeableOp.oneAtATime) that a running batch holds. */
   private readonly runningKinds = new Set<string>();
   private readonly idle = new Set<() => void>();
+  /** A pump armed for when waiting lazy operations may go alone. */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private draining = false;
+  /** When the last one-at-a-time run started, and the moving average of the intervals between them (ms). */
+  private lastRunAt: number | undefined;
+  private runInterval = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly sink: BatchSink,
     private readonly maxBatches: number,
+    private readonly lazyWaitMs = LAZY_WAIT_MS,
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
@@ -154,7 +118,7 @@ export class PgWriteBatcher {
 
   private enqueue(work: Pick<Pending, "op" | "merge">): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
-      this.queue.push({ ...work, resolve, reject });
+      this.queue.push({ ...work, at: performance.now(), resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -173,15 +137,23 @@ export class PgWriteBatcher {
 
   /** Resolves once every queued and running batch has finished (close()). */
   drain(): Promise<void> {
+    this.draining = true; // nothing waits any more: lazy waits would only delay the close
+    this.pump();
     if (this.queue.length === 0 && this.active === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.add(resolve));
   }
 
   private pump(): void {
     while (this.queue.length > 0 && this.active < this.maxBatches) {
-      const { batch, kinds } = this.takeBatch();
-      if (batch.length === 0) return; // only one-at-a-time kinds wait, for a run in flight: it pumps when done
+      const { batch, kinds, wakeAt } = this.takeBatch(performance.now());
+      if (batch.length === 0) {
+        // Only waiting operations: one-at-a-time kinds of a run in flight (it pumps when done), or lazy ones whose
+        // time has not come (a timer pumps then).
+        if (wakeAt !== undefined) this.armPump(wakeAt);
+        return;
+      }
       for (const kind of kinds) this.runningKinds.add(kind);
+      if (kinds.size > 0) this.noteRun(performance.now());
       this.active++;
       void this.commit(batch).finally(() => {
         for (const kind of kinds) this.runningKinds.delete(kind);
@@ -195,18 +167,64 @@ export class PgWriteBatcher {
     }
   }
 
-  /** The next batch: queued operations in order, but none of a one-at-a-time kind that is running now. */
-  private takeBatch(): { batch: Pending[]; kinds: Set<string> } {
+  private noteRun(now: number): void {
+    if (this.lastRunAt !== undefined) {
+      // An idle spell is not an interval between runs of a busy node: capped so that it does not linger.
+      const interval = Math.min(now - this.lastRunAt, 2 * MAX_LAZY_WAIT_MS);
+      this.runInterval += INTERVAL_WEIGHT * (interval - this.runInterval);
+    }
+    this.lastRunAt = now;
+  }
+
+  /**
+   * How long lazy operations wait for a ride: one and a half of this node's mean interval between publish runs, so
+   * that the next run usually comes first, whether one node takes all the publishes or a third of them.
+   */
+  private lazyWait(): number {
+    return Math.max(this.lazyWaitMs, Math.min(MAX_LAZY_WAIT_MS, 1.5 * this.runInterval));
+  }
+
+  private armPump(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      this.pump();
+    }, timerDelay(at - performance.now()));
+  }
+
+  /**
+   * The next batch: queued operations in order, but none of a one-at-a-time kind that is running now, and lazy ones
+   * only together with other work or once they waited long enough. `wakeAt`: when lazy ones left waiting may go.
+   */
+  private takeBatch(now: number): { batch: Pending[]; kinds: Set<string>; wakeAt?: number } {
     const batch: Pending[] = [];
     const kinds = new Set<string>();
     const rest: Pending[] = [];
+    /** Operations of a one-at-a-time kind wait for their run in flight, which pumps when done. */
+    let heldBack = false;
+    let eager = false;
+    let lazyFrom = Number.POSITIVE_INFINITY;
     for (const p of this.queue) {
       const kind = p.merge?.oneAtATime ? p.merge.kind : undefined;
-      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) rest.push(p);
-      else {
-        batch.push(p);
-        if (kind !== undefined) kinds.add(kind);
+      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) {
+        heldBack ||= kind !== undefined;
+        rest.push(p);
+        continue;
       }
+      batch.push(p);
+      if (kind !== undefined) kinds.add(kind);
+      if (p.merge?.lazy) lazyFrom = Math.min(lazyFrom, p.at);
+      else eager = true;
+    }
+    // Lazy operations alone wait for other work to ride along with: the publishes queued behind the run in flight
+    // (one transaction away), or whatever comes within their own wait.
+    if (!eager && batch.length > 0 && !this.draining && batch.length < LAZY_ENOUGH) {
+      if (heldBack) return { batch: [], kinds: new Set() };
+      const deadline = lazyFrom + this.lazyWait();
+      if (now < deadline) return { batch: [], kinds: new Set(), wakeAt: deadline };
     }
     this.queue = rest;
     return { batch, kinds };
@@ -362,24 +380,4 @@ export class PgWriteBatcher {
     const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     await this.sink(client, { logs, usage: rows, notifyDue: due });
   }
-}
-
-const queryConfig = (statement: Statement, values: unknown[]) =>
-  typeof statement === "string" ? { text: statement, values } : { ...statement, values };
-
-function txFor(client: pg.PoolClient, buffer: OpBuffer): Tx {
-  return {
-    query: async <R>(statement: Statement, values: unknown[] = []) =>
-      (await client.query(queryConfig(statement, values))).rows as R[],
-    execute: async (statement, values = []) => (await client.query(queryConfig(statement, values))).rowCount ?? 0,
-    insertLog: (entry) => {
-      buffer.logs.push(entry);
-    },
-    addUsage: (accountId, now, metric, count, bytes) => {
-      buffer.usage.push({ accountId, minute: now - (now % 60_000), metric, count, bytes });
-    },
-    notifyDue: () => {
-      buffer.due = true;
-    },
-  };
 }
