@@ -100,7 +100,7 @@ export function parseHttpUrl(value: string, field: string): string {
 /**
  * The lower-case key of each configuration name under a dialect's prefix (`svc-retries`), made once: a publish reads
  * some 25 of them, and building each key again cost a concatenation and a fresh string to hash on every lookup
- * (docs/threading.md "Where the time goes"). Keyed by prefix; the names are the constants below.
+ * (docs/threading.md "The P1 path now"). Keyed by prefix; the names are the constants below.
  */
 const configKeys = new Map<string, (name: string) => string>();
 function configKeyOf(prefixLower: string): (name: string) => string {

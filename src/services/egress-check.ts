@@ -13,7 +13,7 @@ import { invalidField, quoted } from "../errors.js";
 // Parsed once per configuration: the policy is a pure function of FERRY_DESTINATION_ALLOW. Keyed by the Config object,
 // so several servers in one process (tests) each keep their own. With it, the address each URL's literal host denies
 // (undefined: none), remembered per URL: parsing the URL and checking the address against the policy's BlockLists cost
-// a few microseconds on every publish, and the same destinations repeat (docs/threading.md "Where the time goes").
+// a few microseconds on every publish, and the same destinations repeat (docs/threading.md "The P1 path now").
 const deniedOf = new WeakMap<Config, (url: string) => string | undefined>();
 
 function deniedAddressOf(config: Config): (url: string) => string | undefined {

@@ -7,7 +7,7 @@
  * avoid `IN` with three constants: SQLite evaluates such a list through an ephemeral table built afresh on every
  * evaluation, and a partial index's condition is evaluated for every row an INSERT or UPDATE writes. Before 065 a
  * publish opened four of them and a delivery eight, about a tenth of the storage's instructions per message
- * (docs/threading.md "Where the time goes").
+ * (docs/threading.md "The P1 path now").
  */
 const live = (column: string) => `${column} <> 'DELIVERED' AND ${column} <> 'FAILED' AND ${column} <> 'CANCELED'`;
 

@@ -41,7 +41,7 @@ export const MESSAGE_COLUMNS = [
 /**
  * The values of a message row's INSERT, positional in `MESSAGE_COLUMNS` order. Positional, not named: better-sqlite3
  * binds a named parameter by looking its name up on the object, which cost more than the rest of the binding on every
- * publish (docs/threading.md "Where the time goes"). test/store/sqlite-row-binding.test.ts checks the two lists agree.
+ * publish (docs/threading.md "The P1 path now"). test/store/sqlite-hot-path.test.ts checks the two lists agree.
  */
 export function messageValues(
   m: Message,
