@@ -192,10 +192,22 @@ async function main(): Promise<void> {
   const p1 = measurements.find((m) => m.key === "p1.delivered");
   const besides = [
     {
-      key: "peers.ferry",
-      after: ["bullmq.delivered", "pgboss.delivered"],
+      key: "peers.ferryEverysec",
+      after: ["bullmq.delivered"],
       scenario: "Peers",
-      metric: "Ferry (P1 figure) vs best peer",
+      metric: "Ferry (P1 figure) vs BullMQ, Redis appendfsync everysec",
+    },
+    {
+      key: "peers.ferryAlways",
+      after: ["bullmqAlways.delivered"],
+      scenario: "Peers",
+      metric: "Ferry (P1 figure) vs BullMQ, Redis appendfsync always",
+    },
+    {
+      key: "peers.ferryPgboss",
+      after: ["pgboss.delivered"],
+      scenario: "Peers",
+      metric: "Ferry (P1 figure) vs pg-boss",
     },
     {
       key: "durable.ferry",

@@ -38,8 +38,8 @@ const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND leas
 // Ferry's plain delivery of a row that derives its log (src/store/sqlite/messages.ts `deliverKept`).
 const deliverKept = store.db.prepare(
   `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
-     finished_at = @now, finished_seq = @seq, last_status = @status, attempts = attempts + 1
-   WHERE id = @id AND lease_owner = @owner AND state = 'ACTIVE'`,
+     finished_at = ?, finished_seq = ?, last_status = ?, attempts = attempts + 1
+   WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`,
 );
 const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
 const enqueue = deliveryPump<{ message: Message; attempt: number }>(512, deliver);
@@ -67,7 +67,7 @@ async function deliver(job: { message: Message; attempt: number }): Promise<void
         deleteOwned.run(m.id, OWNER);
         return;
       }
-      deliverKept.run({ now, seq: store.nextLogSeq(), status, id: m.id, owner: OWNER });
+      deliverKept.run(now, store.nextLogSeq(), status, m.id, OWNER);
       store.addUsage(m.accountId, now, "delivered", 1, m.body?.length ?? 0);
     });
   } else if (job.attempt < 3) {

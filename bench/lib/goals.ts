@@ -3,10 +3,11 @@ import type { Measurement } from "./scenario.js";
 /**
  * The issue's goals, attached to measurement keys. A ratio goal divides the figure by a reference figure of the
  * same run (`of` may list several keys: the best of them is the reference, e.g. the best peer). A ratio without
- * `atLeast` is only shown (the issue sets no goal for it).
+ * `atLeast` is only shown (the issue sets no goal for it). `floor`: the lower mark the issue asks for before its goal
+ * (issue 29); the Met column then says `floor` when only that is reached.
  */
 export type Goal =
-  | { kind: "ratio"; of: string[]; label: string; atLeast?: number; atMost?: number }
+  | { kind: "ratio"; of: string[]; label: string; atLeast?: number; atMost?: number; floor?: number }
   | { kind: "absolute"; atMost?: number; atLeast?: number };
 
 export const goals: Record<string, Goal> = {
@@ -20,7 +21,7 @@ export const goals: Record<string, Goal> = {
   "durable.bound": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
   "durableBare.delivered": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
   "durableBare.bound": { kind: "ratio", of: ["forwarder.delivered"], label: "× forwarder" },
-  "durable.ferry": { kind: "ratio", of: ["durable.delivered"], label: "× durable forwarder" },
+  "durable.ferry": { kind: "ratio", of: ["durable.delivered"], label: "× durable forwarder", atLeast: 0.9 },
   "p1.inline": { kind: "ratio", of: ["p1.delivered"], label: "× P1 (egress thread on)" },
   "p3.p50": { kind: "absolute", atMost: 5 },
   // Workflows (issue 25): 3-step steps/s against P1's msg/s, step latency, a 50-step run's late CPU per step.
@@ -42,12 +43,22 @@ export const goals: Record<string, Goal> = {
   "search.ingest10k": { kind: "ratio", of: ["search.raw10k"], label: "× raw store", atLeast: 0.5 },
   "search.ingest100k": { kind: "ratio", of: ["search.raw100k"], label: "× raw store", atLeast: 0.5 },
   "search.p99at100k": { kind: "absolute", atMost: 50 },
-  "peers.ferry": {
+  // Issue 29: P1 against BullMQ at each Redis AOF policy, with the floor to resolve and the goal.
+  "peers.ferryEverysec": {
     kind: "ratio",
-    of: ["bullmq.delivered", "pgboss.delivered"],
-    label: "× best peer",
+    of: ["bullmq.delivered"],
+    label: "× BullMQ (appendfsync everysec)",
     atLeast: 1.5,
+    floor: 1.0,
   },
+  "peers.ferryAlways": {
+    kind: "ratio",
+    of: ["bullmqAlways.delivered"],
+    label: "× BullMQ (appendfsync always)",
+    atLeast: 2.0,
+    floor: 1.3,
+  },
+  "peers.ferryPgboss": { kind: "ratio", of: ["pgboss.delivered"], label: "× pg-boss" },
 };
 
 export interface Judged {
@@ -55,6 +66,8 @@ export interface Judged {
   ratioLabel?: string;
   goal?: string;
   met?: boolean;
+  /** The goal's floor is reached (set only when the goal has one). */
+  floorMet?: boolean;
 }
 
 /** Ratio (if any) and whether the goal is met, from the figures of this run only. */
@@ -79,7 +92,16 @@ export function judge(m: Measurement, values: (key: string) => number | undefine
     goal.atLeast !== undefined ? `≥ ${goal.atLeast}` : goal.atMost !== undefined ? `≤ ${goal.atMost}` : "";
   if (refs.length === 0) return { goal: `${wanted}${goal.label} (reference not measured)` };
   const ratio = m.value / Math.max(...refs);
-  if (goal.atLeast !== undefined) return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio >= goal.atLeast };
-  if (goal.atMost !== undefined) return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio <= goal.atMost };
-  return { ratio, ratioLabel: goal.label };
+  if (goal.atLeast === undefined && goal.atMost !== undefined) {
+    return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio <= goal.atMost };
+  }
+  if (goal.atLeast === undefined) return { ratio, ratioLabel: goal.label };
+  if (goal.floor === undefined) return { ratio, ratioLabel: goal.label, goal: wanted, met: ratio >= goal.atLeast };
+  return {
+    ratio,
+    ratioLabel: goal.label,
+    goal: `${wanted} (floor ≥ ${goal.floor})`,
+    met: ratio >= goal.atLeast,
+    floorMet: ratio >= goal.floor,
+  };
 }

@@ -30,6 +30,23 @@ export async function peerRun(
     logPath: join(ctx.workDir, `${opts.key}.log`),
   });
   ctx.defer(() => child.stop());
+  try {
+    await measurePeer(ctx, opts, receiver, child, port);
+  } finally {
+    // Stopped now, not at the scenario's end: a scenario may run several peers one after another (BullMQ under
+    // each Redis policy), and an idle app whose database is gone would still spin beside the next one.
+    await child.stop();
+    await receiver.close();
+  }
+}
+
+async function measurePeer(
+  ctx: BenchContext,
+  opts: { key: string; label: string; databasePids: () => number[]; settings: string },
+  receiver: BenchReceiver,
+  child: Child,
+  port: number,
+): Promise<void> {
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/health`, child, 60_000);
   const load = endToEndLoad(ctx);

@@ -18,7 +18,7 @@ function cells(r: Row): string[] {
   const { m, j } = r;
   const value = m.skipped !== undefined ? "skipped" : formatNumber(m.value);
   const ratio = j.ratio !== undefined ? `${j.ratio.toFixed(2)}${j.ratioLabel ?? ""}` : "";
-  const met = j.met === undefined ? "" : j.met ? "yes" : "NO";
+  const met = j.met === undefined ? "" : j.met ? "yes" : j.floorMet ? "floor" : "NO";
   const detail = m.skipped !== undefined ? m.skipped : (m.detail ?? "");
   return [m.scenario, m.metric, value, m.unit, ratio, j.goal ?? "", met, detail];
 }

@@ -1,4 +1,5 @@
 import { invalidField, quoted } from "../errors.js";
+import { boundedMemo } from "./bounded-memo.js";
 import { parseDurationMs } from "./duration.js";
 import { parseFlowControlValue } from "./flow-control-value.js";
 import {
@@ -97,6 +98,18 @@ export function parseHttpUrl(value: string, field: string): string {
 }
 
 /**
+ * The lower-case key of each configuration name under a dialect's prefix (`svc-retries`), made once: a publish reads
+ * some 25 of them, and building each key again cost a concatenation and a fresh string to hash on every lookup
+ * (docs/threading.md "The P1 path now"). Keyed by prefix; the names are the constants below.
+ */
+const configKeys = new Map<string, (name: string) => string>();
+function configKeyOf(prefixLower: string): (name: string) => string {
+  let keyOf = configKeys.get(prefixLower);
+  if (!keyOf) configKeys.set(prefixLower, (keyOf = boundedMemo((name) => prefixLower + name.toLowerCase(), 200)));
+  return keyOf;
+}
+
+/**
  * Reads every publish configuration header (docs/messaging.md "Publish") into a validated spec. Pure: limits and time
  * are passed in. Unknown `Svc-*` headers (such as the SDKs' telemetry) are ignored and never forwarded.
  */
@@ -108,8 +121,9 @@ export function parsePublishConfig(
 ): ParsedConfig {
   const p = names.prefixLower;
   const field = (name: string) => `${names.prefix}${name}`;
+  const keyOf = configKeyOf(p);
   const get = (name: string): string | undefined => {
-    const key = p + name.toLowerCase();
+    const key = keyOf(name);
     return first(source.headers[key]) ?? source.query.get(key);
   };
 

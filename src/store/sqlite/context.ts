@@ -8,7 +8,7 @@ import { urlPart } from "../rows-shared.js";
 import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
 import { loadVectorFunctions } from "./vector-functions.js";
-import { logParams, messageParams } from "./rows.js";
+import { logParams, MESSAGE_COLUMNS, messageValues } from "./rows.js";
 import { WalSync } from "./wal-sync.js";
 import { WriteBatcher } from "./write-batcher.js";
 
@@ -30,34 +30,6 @@ export interface SqliteContext {
   close(): Promise<void>;
 }
 
-const MESSAGE_COLUMNS = [
-  "seq",
-  "derived_log",
-  "first_leased_at",
-  "active_seq",
-  "id",
-  "account_id",
-  "kind",
-  "parent_id",
-  "state",
-  "due_at",
-  "lease_owner",
-  "lease_until",
-  "url",
-  "body",
-  "spec",
-  "created_at",
-  "not_before",
-  "retried",
-  "topic_name",
-  "endpoint_name",
-  "queue_name",
-  "schedule_id",
-  "caller_ip",
-  "labels",
-  "flow_key",
-  "dedup_id",
-];
 const LOG_COLUMNS = [
   "seq",
   "account_id",
@@ -75,8 +47,11 @@ const LOG_COLUMNS = [
   "details",
 ];
 
-const insertSql = (table: string, columns: string[]) =>
+const insertSql = (table: string, columns: readonly string[]) =>
   `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
+/** Positional (`?`): see rows.ts `messageValues`. */
+const insertSqlPositional = (table: string, columns: readonly string[]) =>
+  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
 
 export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): SqliteContext {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -135,7 +110,7 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       : {}),
   });
   const flow = flowEngine(db);
-  const insertMessage = db.prepare(insertSql("messages", MESSAGE_COLUMNS));
+  const insertMessage = db.prepare(insertSqlPositional("messages", MESSAGE_COLUMNS));
   const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
   const addUsage = db.prepare(
     `INSERT INTO usage (account_id, minute, metric, count, bytes) VALUES (?, ?, ?, ?, ?)
@@ -149,7 +124,7 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
     insertMessage: (m, owner, until) => {
       const seq = nextLogSeq();
       const activeSeq = m.derivedLog && m.firstLeasedAt !== undefined ? nextLogSeq() : null;
-      insertMessage.run(messageParams(m, owner, until, seq, activeSeq));
+      insertMessage.run(messageValues(m, owner, until, seq, activeSeq));
       flow.noteInsert(m); // a message's flow-control value configures its key (unless pinned)
     },
     addUsage: (accountId, now, metric, count, bytes) => {

@@ -135,9 +135,8 @@ function createEngine(db: Database.Database): FlowEngine {
     `INSERT INTO flow_accounts (account_id, wake_at) VALUES (?, ?)
      ON CONFLICT (account_id) DO UPDATE SET wake_at = excluded.wake_at`,
   );
-  const accountWake = db.prepare(
-    "UPDATE flow_accounts SET wake_at = @now WHERE account_id = @accountId AND wake_at > @now",
-  );
+  // Runs after every delivery: positional parameters (rows.ts `messageValues` says why): now, account id, now.
+  const accountWake = db.prepare("UPDATE flow_accounts SET wake_at = ? WHERE account_id = ? AND wake_at > ?");
   const accountHasWaiting = db.prepare(
     "SELECT 1 AS x FROM messages WHERE state = 'WAITING' AND wait_reason = 'global' AND account_id = ? LIMIT 1",
   );
@@ -339,7 +338,7 @@ function createEngine(db: Database.Database): FlowEngine {
   function afterFinish(m: Message, now: number): void {
     const fc = m.spec.flowControl;
     if (fc) keyWakeIfWaiting.run({ accountId: m.accountId, key: fc.key, now });
-    accountWake.run({ accountId: m.accountId, now });
+    accountWake.run(now, m.accountId, now);
   }
 
   function nextWake(): number | undefined {

@@ -8,7 +8,7 @@ import {
   isPlainDelivery,
   planFinishRecords,
 } from "../../domain/finish-plan.js";
-import { LIVE_ROW_SQL } from "../derived-log.js";
+import { LIVE_ROW } from "./row-states.js";
 import { logEntry } from "../../domain/log.js";
 import type { MessageQueries } from "../adapter-parts.js";
 import type { InsertItem, InsertResult } from "../store.js";
@@ -64,7 +64,7 @@ export function messageInserter(
 export function messageQueries(ctx: SqliteContext): MessageQueries {
   const { db } = ctx;
   const queues = queueSlots(ctx);
-  const get = db.prepare(`SELECT * FROM messages WHERE id = ? AND account_id = ? AND ${LIVE_ROW_SQL}`);
+  const get = db.prepare(`SELECT * FROM messages WHERE id = ? AND account_id = ? AND ${LIVE_ROW}`);
   // The claim, with flow control and global parallelism decided in the same transaction (flow-control.ts).
   // SQLite has no SKIP LOCKED; the single writer connection gives the same guarantee.
   const flow = flowEngine(db);
@@ -92,10 +92,11 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   const firstLease = db.prepare(
     "UPDATE messages SET first_leased_at = ?, active_seq = ? WHERE id = ? AND first_leased_at IS NULL",
   );
+  // Positional parameters on the hot path (rows.ts `messageValues` says why): now, seq, status, id, owner.
   const deliverKept = db.prepare(
     `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
-       finished_at = @now, finished_seq = @seq, last_status = @status, attempts = attempts + 1
-     WHERE id = @id AND lease_owner = @owner AND state = 'ACTIVE'`,
+       finished_at = ?, finished_seq = ?, last_status = ?, attempts = attempts + 1
+     WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`,
   );
   const stampEnd = db.prepare(
     `UPDATE messages SET outcome = @outcome, finished_at = @now, finished_seq = @seq,
@@ -174,7 +175,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
           // One statement instead of a read and a delete: a plain delivery has no cancel flag, slot or parent to look at.
           const records = planFinishRecords(p, "delivered");
           const changed = m.derivedLog
-            ? deliverKept.run({ now, seq: ctx.nextLogSeq(), status: records.lastStatus, id: m.id, owner }).changes
+            ? deliverKept.run(now, ctx.nextLogSeq(), records.lastStatus, m.id, owner).changes
             : deleteOwned.run(m.id, owner).changes;
           if (changed === 0) return false; // the lease was lost
           writeRecords(records, now);
@@ -228,7 +229,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
     messageCancel: ({ accountId, now, filter, count }) =>
       ctx.write(() => {
         const { where, params } = filterSql(filter, { time: "created_at", idColumn: "id" });
-        const sql = `SELECT * FROM messages WHERE account_id = ? AND ${LIVE_ROW_SQL} AND state != 'HELD'
+        const sql = `SELECT * FROM messages WHERE account_id = ? AND ${LIVE_ROW} AND state != 'HELD'
           AND cancel_requested = 0
           ${where.map((w) => `AND ${w}`).join(" ")} ORDER BY seq ${count !== undefined ? "LIMIT ?" : ""}`;
         const rows = db.prepare(sql).all(accountId, ...params, ...(count !== undefined ? [count] : [])) as MessageRow[];

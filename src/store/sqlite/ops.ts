@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { LIVE_ROW_SQL } from "../derived-log.js";
+import { LIVE_ROW } from "./row-states.js";
 import { fileURLToPath } from "node:url";
 import { unappliedMigrationNames } from "../migration-files.js";
 import { GAUGE_COUNT_CAP, messageGauges, type OpsStore } from "../ops-store.js";
@@ -31,7 +31,7 @@ export function opsQueries(ctx: SqliteContext): OpsQueries {
        (SELECT account_id, flow_key FROM messages WHERE state = 'WAITING' AND wait_reason = 'key' LIMIT ${GAUGE_COUNT_CAP}))`,
   );
   const queued = db.prepare(capped("messages WHERE state = 'QUEUED'"));
-  const queueLag = db.prepare(capped(`messages WHERE queue_name IS NOT NULL AND ${LIVE_ROW_SQL} AND state <> 'HELD'`));
+  const queueLag = db.prepare(capped(`messages WHERE queue_name IS NOT NULL AND ${LIVE_ROW} AND state <> 'HELD'`));
   const dlq = db.prepare(capped("dlq"));
   const oldestDue = db.prepare(
     "SELECT due_at FROM messages WHERE state IN ('CREATED', 'RETRY') AND due_at <= ? ORDER BY due_at LIMIT 1",

@@ -11,7 +11,7 @@ import { type QueueRow, queueFromRow } from "../rows-shared.js";
 import type { QueueQueries } from "../adapter-parts.js";
 import type { InsertResult } from "../store.js";
 import type { SqliteContext } from "./context.js";
-import { LIVE_ROW_SQL } from "../derived-log.js";
+import { LIVE_ROW, liveRowOf } from "./row-states.js";
 
 /**
  * FIFO queues on SQLite, kept in the store so the rule holds with several nodes on one database. The rules (which
@@ -45,7 +45,7 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
   );
   // Live rows only (messages_queue carries the same condition): a kept row has no slot (docs/states.md).
   const head = `SELECT seq FROM messages WHERE account_id = @accountId AND queue_name = @queueName AND kind = 'message'
-    AND queue_name IS NOT NULL AND ${LIVE_ROW_SQL} ORDER BY seq LIMIT @slots`;
+    AND queue_name IS NOT NULL AND ${LIVE_ROW} ORDER BY seq LIMIT @slots`;
   const promote = db.prepare(
     `UPDATE messages SET state = CASE WHEN retried > 0 THEN 'RETRY' ELSE 'CREATED' END
      WHERE state = 'QUEUED' AND seq IN (${head})`,
@@ -67,9 +67,9 @@ export function queueSlots(ctx: SqliteContext): QueueSlots {
   };
   const hold = db.prepare("UPDATE messages SET state = 'HELD', lease_owner = NULL, lease_until = NULL WHERE id = ?");
   const childCount = db.prepare(
-    `SELECT COUNT(*) AS n FROM messages WHERE parent_id = ? AND parent_id IS NOT NULL AND ${LIVE_ROW_SQL}`,
+    `SELECT COUNT(*) AS n FROM messages WHERE parent_id = ? AND parent_id IS NOT NULL AND ${LIVE_ROW}`,
   );
-  const parentOf = db.prepare(`SELECT account_id, kind, state, queue_name FROM messages WHERE id = ? AND ${LIVE_ROW_SQL}`);
+  const parentOf = db.prepare(`SELECT account_id, kind, state, queue_name FROM messages WHERE id = ? AND ${LIVE_ROW}`);
 
   const slotsOf = (accountId: string, queueName: string): number =>
     queueSlotCount(config.get(accountId, queueName) as { parallelism: number; paused: number } | undefined);
@@ -126,7 +126,7 @@ export function queueQueries(ctx: SqliteContext): QueueQueries {
   const slots = queueSlots(ctx);
   const select = `SELECT q.name, q.parallelism, q.paused, q.created_at, q.updated_at,
       (SELECT COUNT(*) FROM messages m WHERE m.account_id = q.account_id AND m.queue_name = q.name
-         AND m.kind = 'message' AND m.state != 'HELD' AND m.queue_name IS NOT NULL AND m.${LIVE_ROW_SQL}) AS lag
+         AND m.kind = 'message' AND m.state != 'HELD' AND m.queue_name IS NOT NULL AND ${liveRowOf("m")}) AS lag
     FROM queues q`;
   const getQueue = db.prepare(`${select} WHERE q.account_id = ? AND q.name = ?`);
   const listQueues = db.prepare(`${select} WHERE q.account_id = ? ORDER BY q.name`);

@@ -1,4 +1,4 @@
-import { ENDED_STATES_SQL } from "../derived-log.js";
+import { ENDED_ROW } from "./row-states.js";
 import type { RetentionStore, RetentionTable } from "../retention-store.js";
 import type { SqliteContext } from "./context.js";
 
@@ -10,7 +10,7 @@ import type { SqliteContext } from "./context.js";
 const CHUNK_SQL: Record<RetentionTable, string> = {
   logs: "DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < @before LIMIT @limit)",
   messages: `DELETE FROM messages WHERE seq IN (SELECT seq FROM messages
-    WHERE state IN ${ENDED_STATES_SQL} AND finished_at < @before LIMIT @limit)`,
+    WHERE ${ENDED_ROW} AND finished_at < @before LIMIT @limit)`,
   dedup: `DELETE FROM dedup WHERE (account_id, key) IN (
     SELECT account_id, key FROM dedup WHERE expires_at < @before LIMIT @limit)`,
   usage: `DELETE FROM usage WHERE (account_id, minute, metric) IN (

@@ -1,5 +1,5 @@
 import { ulid } from "../../domain/ids.js";
-import { LIVE_ROW_SQL } from "../derived-log.js";
+import { LIVE_ROW } from "./row-states.js";
 import {
   type ScheduleMessageState,
   type ScheduleWithStates,
@@ -49,7 +49,7 @@ export function scheduleQueries(ctx: SqliteContext): ScheduleStore {
   );
   // A row that ended and is kept (docs/states.md "The message row") holds its outcome; older rows' ends are logged.
   const liveMessage = db.prepare(
-    `SELECT CASE WHEN ${LIVE_ROW_SQL} THEN state END AS state, outcome FROM messages WHERE id = ?`,
+    `SELECT CASE WHEN ${LIVE_ROW} THEN state END AS state, outcome FROM messages WHERE id = ?`,
   );
   const finalLog = db.prepare(
     `SELECT state FROM logs WHERE message_id = ? AND state IN ('DELIVERED', 'FAILED', 'CANCELED')

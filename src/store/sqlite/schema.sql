@@ -411,7 +411,8 @@ CREATE INDEX messages_delivered ON messages (account_id, finished_at) WHERE stat
 CREATE INDEX messages_due ON messages (due_at) WHERE state IN ('CREATED', 'RETRY');
 
 -- index messages_ended
-CREATE INDEX messages_ended ON messages (finished_at) WHERE state IN ('DELIVERED', 'FAILED', 'CANCELED');
+CREATE INDEX messages_ended ON messages (finished_at)
+  WHERE (state = 'DELIVERED' OR state = 'FAILED' OR state = 'CANCELED');
 
 -- index messages_finished_seq
 CREATE INDEX messages_finished_seq ON messages (account_id, finished_seq) WHERE finished_seq IS NOT NULL;
@@ -426,15 +427,16 @@ CREATE INDEX messages_flow_waiting ON messages (account_id, flow_key, seq) WHERE
 CREATE INDEX messages_global_waiting ON messages (account_id, seq) WHERE state = 'WAITING' AND wait_reason = 'global';
 
 -- index messages_live
-CREATE INDEX messages_live ON messages (account_id, seq) WHERE state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
+CREATE INDEX messages_live ON messages (account_id, seq)
+  WHERE state <> 'DELIVERED' AND state <> 'FAILED' AND state <> 'CANCELED';
 
 -- index messages_parent
 CREATE INDEX messages_parent ON messages (parent_id)
-  WHERE parent_id IS NOT NULL AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
+  WHERE parent_id IS NOT NULL AND state <> 'DELIVERED' AND state <> 'FAILED' AND state <> 'CANCELED';
 
 -- index messages_queue
 CREATE INDEX messages_queue ON messages (account_id, queue_name, seq)
-  WHERE queue_name IS NOT NULL AND state NOT IN ('DELIVERED', 'FAILED', 'CANCELED');
+  WHERE queue_name IS NOT NULL AND state <> 'DELIVERED' AND state <> 'FAILED' AND state <> 'CANCELED';
 
 -- index messages_queued
 CREATE INDEX messages_queued ON messages (seq) WHERE state = 'QUEUED';
