@@ -10,7 +10,7 @@ interface FailureGroup {
 
 /**
  * The health read-outs (src/store/health-store.ts). Each repeats the condition of its partial index of migration 064
- * (`state = 'DELIVERED'`, `state IN ('ERROR', 'FAILED')`): SQLite uses a partial index only when the query implies
+ * (`state = 'DELIVERED'`, `state = 'ERROR' OR state = 'FAILED'`, written without `IN` as src/store/sqlite/row-states.ts explains): SQLite uses a partial index only when the query implies
  * its condition. The index's range is the account's period, walked newest first and cut at the limit.
  */
 export function healthQueries(ctx: SqliteContext): HealthStore {
@@ -26,7 +26,7 @@ export function healthQueries(ctx: SqliteContext): HealthStore {
   const failureGroups = db.prepare(
     `WITH recent AS (
        SELECT seq, url, state FROM logs INDEXED BY logs_failures
-       WHERE account_id = @accountId AND state IN ('ERROR', 'FAILED') AND time >= @from AND time < @to
+       WHERE account_id = @accountId AND (state = 'ERROR' OR state = 'FAILED') AND time >= @from AND time < @to
        ORDER BY time DESC LIMIT @scanLimit)
      SELECT url, SUM(state = 'ERROR') AS errors, SUM(state = 'FAILED') AS failed, MAX(seq) AS last_seq
      FROM recent GROUP BY url ORDER BY errors DESC, failed DESC, last_seq DESC`,

@@ -387,7 +387,7 @@ CREATE INDEX flow_keys_wake ON flow_keys (wake_at) WHERE wake_at IS NOT NULL;
 CREATE INDEX logs_account ON logs (account_id, seq);
 
 -- index logs_failures
-CREATE INDEX logs_failures ON logs (account_id, time) WHERE state IN ('ERROR', 'FAILED');
+CREATE INDEX logs_failures ON logs (account_id, time) WHERE (state = 'ERROR' OR state = 'FAILED');
 
 -- index logs_message
 CREATE INDEX logs_message ON logs (message_id, state);

@@ -5,4 +5,4 @@
 CREATE INDEX messages_delivered ON messages (account_id, finished_at) WHERE state = 'DELIVERED';
 -- Failed attempts of the period (destinations ranked by failures, with their last error): ERROR and FAILED entries
 -- only, so a successful delivery writes nothing more.
-CREATE INDEX logs_failures ON logs (account_id, time) WHERE state IN ('ERROR', 'FAILED');
+CREATE INDEX logs_failures ON logs (account_id, time) WHERE (state = 'ERROR' OR state = 'FAILED');
