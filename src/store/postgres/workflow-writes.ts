@@ -1,4 +1,4 @@
-import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
+import { type HistoryEntry, type StepDelivery, withRunConfig, type WorkflowRun } from "../../domain/workflow.js";
 import type { InsertResult } from "../store.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
 import { type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
@@ -16,6 +16,8 @@ export interface PgWorkflowWrites {
   run(tx: Tx | undefined, accountId: string, runId: string): Promise<WorkflowRun | undefined>;
   appendLocked(tx: Tx, row: RunRow, list: StepAppend[], now: number): Promise<InsertResult[]>;
   append(tx: Tx, accountId: string, runId: string, list: StepAppend[], now: number): Promise<InsertResult[] | undefined>;
+  /** The delivery of a single appended step inserted leased to this node, read in the append's transaction. */
+  leasedDelivery(tx: Tx, row: RunRow, results: InsertResult[]): Promise<StepDelivery | undefined>;
   end(tx: Tx, p: RunEnd): Promise<boolean>;
   historyOf(tx: Tx | undefined, accountId: string, runId: string): Promise<HistoryEntry[]>;
   deleteRunRows(tx: Tx, accountId: string, runId: string, withRun: boolean): Promise<void>;
@@ -38,6 +40,8 @@ export function pgWorkflowWrites(
 
   const appendLocked = async (tx: Tx, row: RunRow, list: StepAppend[], now: number) => {
     let position = row.step_count;
+    let config: WorkflowRun["config"] | undefined;
+    const items = [];
     for (const s of list) {
       const m = s.item.message;
       await tx.execute(
@@ -45,18 +49,20 @@ export function pgWorkflowWrites(
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [row.account_id, row.run_id, position++, m.id, s.callType, m.body ?? Buffer.alloc(0), now],
       );
+      if (!s.runConfig) {
+        items.push(s.item);
+        continue;
+      }
+      // The run's settings, from the row locked for the append (contract §4.2).
+      config ??= runFromRow(row).config;
+      items.push({ ...s.item, message: { ...m, spec: withRunConfig(m.spec, config, s.runConfig.ownRetries) } });
     }
     await tx.execute(
       "UPDATE workflow_runs SET step_count = $1, updated_at = $2 WHERE account_id = $3 AND run_id = $4",
       [position, now, row.account_id, row.run_id],
     );
     row.step_count = position;
-    const results = await insertNew(
-      tx,
-      list.map((s) => s.item),
-      now,
-      0,
-    );
+    const results = await insertNew(tx, items, now, 0);
     tx.addUsage(row.account_id, now, "workflow_message", list.length, 0);
     return results;
   };
@@ -80,6 +86,11 @@ export function pgWorkflowWrites(
       return row ? runFromRow(row) : undefined;
     },
     appendLocked,
+    leasedDelivery: async (tx, row, results) => {
+      if (results.length !== 1 || results[0]!.message?.leaseOwner === undefined) return undefined;
+      // Under the run's lock: the entry just written is the history's last (docs/workflows.md "Deliveries").
+      return { run: runFromRow(row), history: await w.historyOf(tx, row.account_id, row.run_id) };
+    },
     append: async (tx, accountId, runId, list, now) => {
       const row = await lockRun(tx, accountId, runId);
       if (!row || row.state !== "RUN_STARTED") return undefined;

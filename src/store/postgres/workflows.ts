@@ -76,7 +76,9 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
         const row = await w.lockRun(tx, accountId, runId);
         if (!row) return { appended: false as const };
         if (row.state !== "RUN_STARTED") return { appended: false as const, run: runFromRow(row) };
-        return { appended: true as const, results: await w.appendLocked(tx, row, steps, now) };
+        const results = await w.appendLocked(tx, row, steps, now);
+        const delivery = await w.leasedDelivery(tx, row, results);
+        return delivery ? { appended: true as const, results, delivery } : { appended: true as const, results };
       }),
 
     workflowHistory: ({ accountId, runId }) => w.historyOf(undefined, accountId, runId),

@@ -1,5 +1,5 @@
 import type { InsertItem, InsertResult } from "../store.js";
-import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
+import { type HistoryEntry, type StepDelivery, withRunConfig, type WorkflowRun } from "../../domain/workflow.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
 import { RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
 import type { SqliteContext } from "./context.js";
@@ -26,6 +26,7 @@ export function workflowWrites(
   const bumpSteps = db.prepare(
     "UPDATE workflow_runs SET step_count = step_count + 1, updated_at = ? WHERE account_id = ? AND run_id = ?",
   );
+  const setSteps = db.prepare("UPDATE workflow_runs SET step_count = ?, updated_at = ? WHERE account_id = ? AND run_id = ?");
   const steps = db.prepare(
     "SELECT message_id, call_type, body, created_at FROM workflow_steps WHERE account_id = ? AND run_id = ? ORDER BY position",
   );
@@ -56,23 +57,43 @@ export function workflowWrites(
     return row ? runFromRow(row) : undefined;
   };
 
-  /** Appends to a started run (SQLite's one writer serialises appends); false when the run is not started. */
-  const append = (accountId: string, runId: string, list: StepAppend[], now: number): InsertResult[] | undefined => {
+  /**
+   * Appends to a started run (SQLite's one writer serialises appends); undefined when the run is not started. Steps
+   * that ask for the run's settings get them here, from the row the append read.
+   */
+  const appendRun = (
+    accountId: string,
+    runId: string,
+    list: StepAppend[],
+    now: number,
+  ): { results: InsertResult[]; row: RunRow } | undefined => {
     const row = getRun.get(accountId, runId) as RunRow | undefined;
     if (!row || row.state !== "RUN_STARTED") return undefined;
     let position = row.step_count;
-    for (const s of list) {
+    let config: WorkflowRun["config"] | undefined;
+    const items = list.map((s) => {
       const m = s.item.message;
       insertStep.run(accountId, runId, position++, m.id, s.callType, m.body ?? Buffer.alloc(0), now);
-      bumpSteps.run(now, accountId, runId);
-    }
-    const results = insertNew(
-      list.map((s) => s.item),
-      now,
-      0,
-    );
+      if (!s.runConfig) return s.item;
+      config ??= JSON.parse(row.config) as WorkflowRun["config"];
+      return { ...s.item, message: { ...m, spec: withRunConfig(m.spec, config, s.runConfig.ownRetries) } };
+    });
+    setSteps.run(position, now, accountId, runId);
+    const results = insertNew(items, now, 0);
     ctx.addUsage(accountId, now, "workflow_message", list.length, 0);
-    return results;
+    return { results, row };
+  };
+
+  const append = (accountId: string, runId: string, list: StepAppend[], now: number): InsertResult[] | undefined =>
+    appendRun(accountId, runId, list, now)?.results;
+
+  /**
+   * The delivery of a single appended step that was inserted leased to this node (the publish fast path): read in the
+   * append's transaction, its entry is the history's last (docs/workflows.md "Deliveries").
+   */
+  const leasedDelivery = (row: RunRow, results: InsertResult[]): StepDelivery | undefined => {
+    if (results.length !== 1 || results[0]!.message?.leaseOwner === undefined) return undefined;
+    return { run: runFromRow(row), history: historyOf(row.account_id, row.run_id) };
   };
 
   /** Ends a started run, removes its waiters and applies the follow-up; false when it was not started. */
@@ -107,6 +128,8 @@ export function workflowWrites(
     expired,
     run,
     append,
+    appendRun,
+    leasedDelivery,
     end,
     historyOf,
     insertNew,
