@@ -44,6 +44,11 @@ export interface RunEnd {
   failureMessageId?: string;
   now: number;
   followUp?: RunFollowUp;
+  /**
+   * Without `followUp`: append the end to the run's invoker, if it has one (contract §6.5), built from the run's row
+   * in the end's transaction (`invokeFollowUp`), so that the caller need not read the run first.
+   */
+  followInvoker?: boolean;
 }
 
 export type WaitRegistration =
@@ -97,8 +102,11 @@ export interface WorkflowStore {
    * in one transaction; false when the run is gone.
    */
   workflowFailureResend(p: { accountId: string; runId: string; item: InsertItem; now: number }): Promise<boolean>;
-  /** Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. */
-  workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun }>;
+  /**
+   * Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. `run`
+   * is the run as it is now; `followedUp`: a step was appended to its invoker (its message waits for a claim).
+   */
+  workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun; followedUp?: boolean }>;
   /** Cancels up to `count` started runs matching the filter; answers the runs it cancelled. */
   workflowRunCancelMany(p: { accountId: string; filter: RunFilter; count: number; now: number }): Promise<WorkflowRun[]>;
   /** Runs newest first; `cursor` is opaque. */

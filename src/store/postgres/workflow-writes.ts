@@ -1,7 +1,7 @@
 import { type HistoryEntry, type StepDelivery, withRunConfig, type WorkflowRun } from "../../domain/workflow.js";
 import type { InsertResult } from "../store.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
-import { type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
+import { endFollowUp, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
 import type { Tx } from "./context.js";
 import type { MessageInserter } from "./messages.js";
 
@@ -18,7 +18,8 @@ export interface PgWorkflowWrites {
   append(tx: Tx, accountId: string, runId: string, list: StepAppend[], now: number): Promise<InsertResult[] | undefined>;
   /** The delivery of a single appended step inserted leased to this node, read in the append's transaction. */
   leasedDelivery(tx: Tx, row: RunRow, results: InsertResult[]): Promise<StepDelivery | undefined>;
-  end(tx: Tx, p: RunEnd): Promise<boolean>;
+  /** Ends a started run: its row as ended, and whether a follow-up was appended; undefined when it was not started. */
+  end(tx: Tx, p: RunEnd): Promise<{ row: RunRow; followedUp: boolean } | undefined>;
   historyOf(tx: Tx | undefined, accountId: string, runId: string): Promise<HistoryEntry[]>;
   deleteRunRows(tx: Tx, accountId: string, runId: string, withRun: boolean): Promise<void>;
 }
@@ -97,17 +98,20 @@ export function pgWorkflowWrites(
       return appendLocked(tx, row, list, now);
     },
     end: async (tx, p) => {
-      const row = await lockRun(tx, p.accountId, p.runId);
-      if (!row || row.state !== "RUN_STARTED") return false;
-      await tx.execute(
+      // The UPDATE locks the run's row; under READ COMMITTED its `state` condition is checked again once the lock is
+      // held, so of two nodes ending one run only one ends it. RETURNING: the ended run, without another read.
+      const [row] = await tx.query<RunRow>(
         `UPDATE workflow_runs SET state = $1, result = $2, dlq_id = $3, completed_at = $4, updated_at = $4,
            failure_message_id = $7
-         WHERE account_id = $5 AND run_id = $6`,
+         WHERE account_id = $5 AND run_id = $6 AND state = 'RUN_STARTED' RETURNING *`,
         [p.state, p.result ?? null, p.dlqId ?? null, p.now, p.accountId, p.runId, p.failureMessageId ?? null],
       );
+      if (!row) return undefined;
       await deleteRunRows(tx, p.accountId, p.runId, false);
-      if (p.followUp) await w.append(tx, p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);
-      return true;
+      const followUp = endFollowUp(p, row);
+      const followedUp =
+        followUp !== undefined && (await w.append(tx, followUp.accountId, followUp.runId, [followUp.step], p.now)) !== undefined;
+      return { row, followedUp };
     },
     historyOf: async (tx, accountId, runId) =>
       (

@@ -1,7 +1,7 @@
 import type { InsertItem, InsertResult } from "../store.js";
 import { type HistoryEntry, type StepDelivery, withRunConfig, type WorkflowRun } from "../../domain/workflow.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
-import { RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
+import { endFollowUp, RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
 import type { SqliteContext } from "./context.js";
 
 /**
@@ -31,9 +31,10 @@ export function workflowWrites(
     "SELECT message_id, call_type, body, created_at FROM workflow_steps WHERE account_id = ? AND run_id = ? ORDER BY position",
   );
   const deleteSteps = db.prepare("DELETE FROM workflow_steps WHERE account_id = ? AND run_id = ?");
+  // RETURNING: the ended run as it is now, without reading it before or after.
   const endRun = db.prepare(
     `UPDATE workflow_runs SET state = ?, result = ?, dlq_id = ?, failure_message_id = ?, completed_at = ?, updated_at = ?
-     WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED'`,
+     WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED' RETURNING *`,
   );
   const insertWaiter = db.prepare(
     `INSERT INTO workflow_waiters (waiter_id, account_id, event_id, run_id, deadline, created_at, timeout_message_id,
@@ -96,14 +97,20 @@ export function workflowWrites(
     return { run: runFromRow(row), history: historyOf(row.account_id, row.run_id) };
   };
 
-  /** Ends a started run, removes its waiters and applies the follow-up; false when it was not started. */
-  const end = (p: RunEnd): boolean => {
-    const changed = endRun.run(p.state, p.result ?? null, p.dlqId ?? null, p.failureMessageId ?? null, p.now, p.now, p.accountId, p.runId).changes;
-    if (changed === 0) return false;
+  /**
+   * Ends a started run, removes its waiters and applies the follow-up; answers the ended run's row (and whether a
+   * follow-up was appended), or undefined when it was not started.
+   */
+  const end = (p: RunEnd): { row: RunRow; followedUp: boolean } | undefined => {
+    const row = endRun.get(p.state, p.result ?? null, p.dlqId ?? null, p.failureMessageId ?? null, p.now, p.now, p.accountId, p.runId) as
+      | RunRow
+      | undefined;
+    if (!row) return undefined;
     deleteRunWaiters.run(p.accountId, p.runId);
     deleteRunEvents.run(p.accountId, p.runId);
-    if (p.followUp) append(p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);
-    return true;
+    const followUp = endFollowUp(p, row);
+    const followedUp = followUp !== undefined && append(followUp.accountId, followUp.runId, [followUp.step], p.now) !== undefined;
+    return { row, followedUp };
   };
 
   const historyOf = (accountId: string, runId: string): HistoryEntry[] =>

@@ -136,8 +136,9 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
     workflowRunEnd: (p) =>
       ctx.write(() => {
         const ended = end(p);
+        if (ended) return { ended: true, run: runFromRow(ended.row), followedUp: ended.followedUp };
         const r = run(p.accountId, p.runId);
-        return r ? { ended, run: r } : { ended };
+        return r ? { ended: false, run: r } : { ended: false };
       }),
 
     workflowRunCancelMany: ({ accountId, filter, count, now }) =>
@@ -150,9 +151,8 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
           .all(accountId, ...params, count) as RunRow[];
         const cancelled: WorkflowRun[] = [];
         for (const row of rows) {
-          if (end({ accountId, runId: row.run_id, state: "RUN_CANCELED", now })) {
-            cancelled.push(run(accountId, row.run_id)!);
-          }
+          const ended = end({ accountId, runId: row.run_id, state: "RUN_CANCELED", now });
+          if (ended) cancelled.push(runFromRow(ended.row));
         }
         return cancelled;
       }),
