@@ -121,6 +121,40 @@ for (const adapter of adapters) {
       expect(both.appended && both.delivery).toBeUndefined();
     });
 
+    it("ending an invoked run appends its result to the invoker, read from the ended row (followInvoker)", async () => {
+      await started("wfr_parent");
+      const childInit = stepMessage("wfr_child", "child payload");
+      const invoker = {
+        workflowRunId: "wfr_parent",
+        workflowUrl: "http://127.0.0.1:9/parent",
+        workflowRunCreatedAt: NOW,
+        step: { stepId: 2, stepName: "call child", stepType: "Invoke" },
+        headers: {},
+        spec: { method: "POST", headers: {}, retries: 0, workflow: { runId: "wfr_parent", role: "step" as const } },
+      };
+      await store.workflowRunCreate({ run: newRun("wfr_child", childInit.id, { invoker }), item: { message: childInit }, now: NOW });
+      const ended = await store.workflowRunEnd({
+        accountId: "acc-1",
+        runId: "wfr_child",
+        state: "RUN_SUCCESS",
+        result: '"done"',
+        now: NOW + 1,
+        followInvoker: true,
+      });
+      expect(ended).toMatchObject({ ended: true, followedUp: true, run: { state: "RUN_SUCCESS", result: '"done"' } });
+      const parent = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_parent" });
+      expect(parent).toHaveLength(2);
+      expect(JSON.parse(parent[1]!.body.toString())).toMatchObject({
+        stepName: "call child",
+        out: JSON.stringify({ isFailed: false, isCanceled: false, body: '"done"' }),
+      });
+      // Ending it again changes nothing and answers the run as it is; an unknown run answers no run.
+      expect(await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_child", state: "RUN_CANCELED", now: NOW + 2, followInvoker: true }))
+        .toMatchObject({ ended: false, run: { state: "RUN_SUCCESS" } });
+      expect(await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_none", state: "RUN_CANCELED", now: NOW + 2 })).toEqual({ ended: false });
+      expect(await store.workflowHistory({ accountId: "acc-1", runId: "wfr_parent" })).toHaveLength(2);
+    });
+
     it("an ended run accepts no step, and its pending messages are not delivered", async () => {
       await started("wfr_c");
       const pending = stepMessage("wfr_c", "sleeping");
