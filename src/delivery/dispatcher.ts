@@ -9,6 +9,7 @@ import type { Message } from "../domain/message.js";
 import type { DialectName, Dialects } from "../domain/dialect.js";
 import type { PlanBook } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
+import type { StepDelivery } from "../domain/workflow.js";
 import type { Store } from "../store/store.js";
 import { recordAttempt } from "../metrics/delivery-metrics.js";
 import { workflowSteps } from "../metrics/metrics.js";
@@ -18,7 +19,7 @@ import type { HttpClient } from "./http-client.js";
 import { type CallbackBuilder, decideOutcome } from "./outcome.js";
 import { deliveryHeaders } from "./request-headers.js";
 import { timerDelay } from "../domain/timers.js";
-import { failedRunEnd, prepareWorkflowAttempt, restTriggerAnswer } from "./workflow-delivery.js";
+import { failedRunEnd, prepareWorkflowAttempt, restTriggerAnswer, workflowAttempt } from "./workflow-delivery.js";
 import { logEntry } from "../domain/log.js";
 
 export interface DispatcherDeps {
@@ -183,9 +184,14 @@ export class Dispatcher {
    * Hands over messages inserted leased to this node, and returns the reservations that went unused. `account`:
    * theirs, as the publish just read it, so the attempts need not read it again.
    */
-  deliverLeased(messages: Message[], reservedCount: number, account?: Account): void {
+  deliverLeased(
+    messages: Message[],
+    reservedCount: number,
+    account?: Account,
+    steps?: ReadonlyMap<string, StepDelivery>,
+  ): void {
     this.reserved -= reservedCount;
-    for (const m of messages) this.launch(m, account);
+    for (const m of messages) this.launch(m, account, steps?.get(m.id));
     if (messages.length < reservedCount) this.nudge();
   }
 
@@ -290,7 +296,7 @@ export class Dispatcher {
     return new Map(found.flatMap((a) => (a ? [[a.id, a] as const] : [])));
   }
 
-  private launch(m: Message, account?: Account): void {
+  private launch(m: Message, account?: Account, step?: StepDelivery): void {
     // Counted against its destination's share until its request ends (or the attempt fails before sending): an
     // outcome still being written holds no connection, so it does not hold the destination's share either.
     this.load.add(m.url);
@@ -300,7 +306,7 @@ export class Dispatcher {
       counted = false;
       this.load.remove(m.url);
     };
-    const run: Promise<void> = this.attempt(m, leave, account)
+    const run: Promise<void> = this.attempt(m, leave, account, step)
       // The lease is no longer renewed: the rescuer makes the message due again once it expires.
       .catch((error: unknown) => this.deps.log.error({ err: error, messageId: m.id }, "delivery attempt failed"))
       .finally(() => {
@@ -314,7 +320,7 @@ export class Dispatcher {
     this.inFlight.set(m.id, run);
   }
 
-  private async attempt(m: Message, leave: () => void, known?: Account): Promise<void> {
+  private async attempt(m: Message, leave: () => void, known?: Account, step?: StepDelivery): Promise<void> {
     const { store, clock, http } = this.deps;
     const dialect = this.deps.dialects.of(m.spec.dialect);
     const account = known ?? (await store.accountGet({ id: m.accountId }));
@@ -322,8 +328,13 @@ export class Dispatcher {
     const limits = this.deps.plans.limitsOf(account);
     const timeoutMs = Math.min(m.spec.timeoutMs ?? Number.POSITIVE_INFINITY, limits.timeout * 1000);
     // A run's step carries the run's history instead of its stored body (docs/workflows.md "Deliveries").
-    // Checked here so a plain message's attempt does not wait on a promise (the hot path, docs/threading.md).
-    const workflow = m.spec.workflow ? await prepareWorkflowAttempt(store, m, dialect, clock.now()) : undefined;
+    // Checked here so a plain message's attempt does not wait on a promise (the hot path, docs/threading.md). A step
+    // this node appended and leased to itself comes with its run and history (deliverLeased): nothing to read.
+    const workflow = step
+      ? workflowAttempt(step, m, dialect)
+      : m.spec.workflow
+        ? await prepareWorkflowAttempt(store, m, dialect, clock.now())
+        : undefined;
     if (workflow === "drop") return this.drop(m);
     const headers = deliveryHeaders({ message: m, dialect });
     if (workflow) Object.assign(headers, workflow.headers);

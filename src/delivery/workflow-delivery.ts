@@ -1,6 +1,6 @@
 import type { Dialect } from "../domain/dialect.js";
 import type { AttemptResponse, Message } from "../domain/message.js";
-import { historyBody, invokeFollowUp, type WorkflowRun } from "../domain/workflow.js";
+import { historyBody, invokeFollowUp, type StepDelivery, type WorkflowRun } from "../domain/workflow.js";
 import type { Store } from "../store/store.js";
 import type { RunEnd } from "../store/workflow-store.js";
 
@@ -34,7 +34,14 @@ export async function prepareWorkflowAttempt(
     now,
   });
   if (!prepared.deliver) return "drop";
-  const { run, history } = prepared;
+  return workflowAttempt(prepared, m, dialect);
+}
+
+/**
+ * The attempt of a step from its run and history (read at delivery, or in the transaction that appended the step
+ * when this node inserted it leased to itself): the history as the body, and the run headers.
+ */
+export function workflowAttempt({ run, history }: StepDelivery, m: Message, dialect: Dialect): WorkflowAttempt {
   const headers: Record<string, string> = {
     [dialect.header("Workflow-RunId")]: run.runId,
     [dialect.header("Workflow-CreatedAt")]: String(run.createdAt),

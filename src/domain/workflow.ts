@@ -77,6 +77,16 @@ export interface HistoryEntry {
   createdAt: number;
 }
 
+/**
+ * What a delivery of a run's step carries, read where it was appended (docs/workflows.md "Deliveries"): the run and
+ * its history up to and including the step's entry. The node that inserted the step leased to itself delivers it
+ * with these at once, without reading them again.
+ */
+export interface StepDelivery {
+  run: WorkflowRun;
+  history: HistoryEntry[];
+}
+
 /** A registered `waitForEvent` (contract §6.4). */
 export interface Waiter {
   waiterId: string;

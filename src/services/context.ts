@@ -7,6 +7,7 @@ import type { PlanBook } from "../domain/plans.js";
 import type { Dialects } from "../domain/dialect.js";
 import type { Account } from "../domain/records.js";
 import type { Embedder } from "../search/embedder.js";
+import type { StepDelivery } from "../domain/workflow.js";
 import type { Store } from "../store/store.js";
 import type { Lifecycle } from "./lifecycle.js";
 
@@ -41,8 +42,16 @@ export interface DeliveryHandoff {
   readonly owner: string;
   /** Capacity for the publish fast path: up to `n` messages may be inserted already leased to this node. */
   reserve(n: number): number;
-  /** Hands over messages inserted leased to this node and returns the reservations that went unused. */
-  deliverLeased(messages: Message[], reservedCount: number, account?: Account): void;
+  /**
+   * Hands over messages inserted leased to this node and returns the reservations that went unused. `steps`: for a
+   * run's step, its run and history as its append read them, so its attempt reads nothing (docs/workflows.md).
+   */
+  deliverLeased(
+    messages: Message[],
+    reservedCount: number,
+    account?: Account,
+    steps?: ReadonlyMap<string, StepDelivery>,
+  ): void;
   /** Asks for a claim soon (docs/glossary.md "nudge"). */
   nudge(): void;
   /** A message becomes due at `at`: the engine makes sure it looks by then. */

@@ -163,7 +163,16 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   if (runId !== undefined) {
     if (built.length !== 1) throw invalidField("destination", "a workflow message goes to one URL, not a URL group");
     const message = built[0]!.message;
-    const wf = { accountId: input.account.id, source, parsed, message, now, dialect, restTrigger: input.restTrigger === true };
+    const wf = {
+      accountId: input.account.id,
+      account: input.account,
+      source,
+      parsed,
+      message,
+      now,
+      dialect,
+      restTrigger: input.restTrigger === true,
+    };
     return [await publishWorkflowMessage(services, wf)];
   }
 

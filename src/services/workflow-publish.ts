@@ -1,16 +1,18 @@
 import type { Dialect } from "../domain/dialect.js";
 import { unsendableHeaders } from "../domain/headers.js";
-import type { NewMessage } from "../domain/message.js";
+import type { Message, NewMessage } from "../domain/message.js";
+import type { Account } from "../domain/records.js";
 import { type ConfigSource, type ParsedConfig, parseBool, parseHttpUrl } from "../domain/publish-config.js";
 import {
   type NewWorkflowRun,
   type RunInvoker,
   runConfigOf,
+  type StepDelivery,
   validRunId,
-  withRunConfig,
   type WorkflowRun,
 } from "../domain/workflow.js";
 import { AppError, invalidField } from "../errors.js";
+import type { InsertItem } from "../store/store-params.js";
 import type { PublishedMessage, Services } from "./context.js";
 import { parseInvokeRequest } from "./workflow-invoke.js";
 
@@ -57,6 +59,8 @@ const CALL_TYPES = new Set(["step", "toCallback"]);
 
 export interface WorkflowPublishInput {
   accountId: string;
+  /** The publisher's account, as the publish read it: the fast path's attempt needs not read it again. */
+  account: Account;
   source: ConfigSource;
   parsed: ParsedConfig;
   /** The message publish built (one target): its spec, id and due time are kept. */
@@ -105,23 +109,68 @@ export async function publishWorkflowMessage(services: Services, input: Workflow
 
   if (init) return createRun(services, input, runId, url);
 
-  const run = await store.workflowRunGet({ accountId: input.accountId, runId });
-  if (!run || run.state !== "RUN_STARTED") throw endedError(dialect, runId, run);
-  m.spec = { ...withRunConfig(m.spec, run.config, parsed.raw("retries") !== undefined), workflow: { runId, role: "step" } };
-  const appended = await store.workflowStepAppend({
-    accountId: input.accountId,
-    runId,
-    steps: [{ item: { message: m }, callType: "step" }],
-    now,
-  });
+  // The run's settings apply in the append's transaction, from the run row it locks: one read of the run.
+  m.spec = { ...m.spec, workflow: { runId, role: "step" } };
+  const ownRetries = parsed.raw("retries") !== undefined;
+  const appended = await withFastPath(services, input, m, (item) =>
+    store.workflowStepAppend({
+      accountId: input.accountId,
+      runId,
+      steps: [{ item, callType: "step", runConfig: { ownRetries } }],
+      now,
+    }),
+  );
   if (!appended.appended) throw endedError(dialect, runId, appended.run);
-  noteNew(services, m);
   return { messageId: m.id, url: m.url, deduplicated: false };
 }
 
-function noteNew(services: Services, m: NewMessage): void {
-  if (m.dueAt <= services.clock.now()) services.dispatcher.nudge();
-  else services.dispatcher.noteDue(m.dueAt);
+type Appended = Awaited<ReturnType<Services["store"]["workflowStepAppend"]>>;
+type Created = Awaited<ReturnType<Services["store"]["workflowRunCreate"]>>;
+
+/**
+ * The publish fast path for a run's message (as src/services/publish.ts does for a plain one): a message due now is
+ * inserted leased to this node when the dispatcher has room, and handed over right after the commit with its run and
+ * history (`delivery`), so the next call of the run goes out without a claim and without reading the run again
+ * (issue 25's step latency: dispatched when the step publish commits, not on a poll). The store refuses the lease
+ * under flow control or the account's global bound (the run's settings are only known there); such a message, or
+ * one due later, waits for a claim.
+ */
+async function withFastPath<R extends Appended | Created>(
+  services: Services,
+  input: WorkflowPublishInput,
+  m: NewMessage,
+  write: (item: InsertItem) => Promise<R>,
+  deliveryOf: (r: R, message: Message) => StepDelivery | undefined = (r) =>
+    "delivery" in r ? r.delivery : undefined,
+): Promise<R> {
+  const { dispatcher, config, clock } = services;
+  const reserved = m.dueAt <= input.now ? dispatcher.reserve(1) : 0;
+  const item: InsertItem =
+    reserved > 0 ? { message: m, leaseOwner: dispatcher.owner, leaseUntil: input.now + config.leaseMs } : { message: m };
+  let written: R;
+  try {
+    written = await write(item);
+  } catch (error) {
+    dispatcher.deliverLeased([], reserved);
+    throw error;
+  }
+  const inserted = insertedOf(written);
+  if (inserted?.leaseOwner !== undefined) {
+    const delivery = deliveryOf(written, inserted);
+    dispatcher.deliverLeased([inserted], reserved, input.account, delivery && new Map([[inserted.id, delivery]]));
+    return written;
+  }
+  // Not leased: the claim takes it when it is due.
+  dispatcher.deliverLeased([], reserved);
+  if (!inserted) return written;
+  if (inserted.dueAt <= clock.now()) dispatcher.nudge();
+  else dispatcher.noteDue(inserted.dueAt);
+  return written;
+}
+
+function insertedOf(r: Appended | Created): Message | undefined {
+  if ("appended" in r) return r.appended ? r.results[0]?.message : undefined;
+  return r.created ? r.result.message : undefined;
 }
 
 /** `Init: true`: a new run (contract §4.2), or an invoked one (§6.5) whose payload is the invoke request's `body`. */
@@ -160,12 +209,21 @@ async function createRun(
   if (m.callerIp !== undefined) run.callerIp = m.callerIp;
   const bySdk = parsed.raw("workflow-trigger-by-sdk");
   const restartRest = bySdk !== undefined && bySdk.trim().toLowerCase() === "true";
-  const created = await store.workflowRunCreate({ run, item: { message: m }, now, restartRest });
+  const created = await withFastPath(
+    services,
+    input,
+    m,
+    (item) => store.workflowRunCreate({ run, item, now, restartRest }),
+    // The new run's history is its entry 0, the payload.
+    () => ({
+      run: { ...run, updatedAt: now },
+      history: [{ messageId: m.id, body: initialBody, callType: "step", createdAt: now }],
+    }),
+  );
   if (!created.created) {
     // A second Init for the same id (the SDK retrying its trigger): nothing is written (contract §4.2).
     return { messageId: created.run?.initMessageId ?? m.id, url: m.url, deduplicated: true };
   }
-  noteNew(services, m);
   return { messageId: m.id, url: m.url, deduplicated: false };
 }
 

@@ -41,19 +41,20 @@ export async function endRun(
   result: string | undefined,
 ): Promise<void> {
   const now = services.clock.now();
-  const run = await startedRun(services, account, runId, "workflowRunId");
   const state = cancel ? "RUN_CANCELED" : "RUN_SUCCESS";
-  const followUp = invokeFollowUp(run, state, result, now);
+  // One transaction, no read before it: the store ends the run only if it is started, and builds the invoker's
+  // result step (contract §6.5) from the run's row.
   const ended = await services.store.workflowRunEnd({
     accountId: account.id,
     runId,
     state,
     ...(result !== undefined && !cancel ? { result } : {}),
     now,
-    ...(followUp ? { followUp } : {}),
+    followInvoker: true,
   });
-  if (!ended.ended) throw invalidField("workflowRunId", `workflow run ${runId} has ended (${ended.run?.state})`);
-  if (followUp) services.dispatcher.nudge();
+  if (!ended.run) throw notFound(`workflow run ${runId}`);
+  if (!ended.ended) throw invalidField("workflowRunId", `workflow run ${runId} has ended (${ended.run.state})`);
+  if (ended.followedUp) services.dispatcher.nudge();
 }
 
 /** E6: cancels the matching started runs (at most `count`); unknown or ended ids count 0 (contract §6.8). */

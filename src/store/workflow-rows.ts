@@ -1,4 +1,12 @@
-import type { HistoryEntry, NewWorkflowRun, RunState, Waiter, WorkflowRun } from "../domain/workflow.js";
+import {
+  type HistoryEntry,
+  invokeFollowUp,
+  type NewWorkflowRun,
+  type RunState,
+  type Waiter,
+  type WorkflowRun,
+} from "../domain/workflow.js";
+import type { RunEnd, RunFollowUp } from "./workflow-store.js";
 
 /** Row shapes of the workflow tables (migration 050), shared by both adapters; SQL stays in each adapter. */
 export interface RunRow {
@@ -102,3 +110,14 @@ export const stepFromRow = (r: StepRow): HistoryEntry => ({
 });
 
 export const waiterFromRow = (r: { waiter: string }): Waiter => JSON.parse(r.waiter) as Waiter;
+
+/** The follow-up an end appends (RunEnd): the given one, or the invoker's, read from the ended run's row. */
+export function endFollowUp(p: RunEnd, row: RunRow): RunFollowUp | undefined {
+  if (p.followUp || !p.followInvoker || row.invoker === null) return p.followUp;
+  const run: Pick<WorkflowRun, "accountId" | "invoker" | "callerIp"> = {
+    accountId: row.account_id,
+    invoker: JSON.parse(row.invoker) as WorkflowRun["invoker"],
+  };
+  if (row.caller_ip !== null) run.callerIp = row.caller_ip;
+  return invokeFollowUp(run, p.state, p.result, p.now);
+}

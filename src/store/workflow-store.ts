@@ -1,4 +1,12 @@
-import type { HistoryEntry, NewWorkflowRun, RunFilter, RunState, Waiter, WorkflowRun } from "../domain/workflow.js";
+import type {
+  HistoryEntry,
+  NewWorkflowRun,
+  RunFilter,
+  RunState,
+  StepDelivery,
+  Waiter,
+  WorkflowRun,
+} from "../domain/workflow.js";
 import type { InsertItem, InsertResult } from "./store-params.js";
 
 /**
@@ -11,6 +19,11 @@ import type { InsertItem, InsertResult } from "./store-params.js";
 export interface StepAppend {
   item: InsertItem;
   callType: string;
+  /**
+   * A step the SDK published: the run's trigger settings apply to its message (`withRunConfig`, contract §4.2), read
+   * with the append under the run's lock, so that the publish reads the run once. `ownRetries`: the step set its own.
+   */
+  runConfig?: { ownRetries: boolean };
 }
 
 /** A history append to another run (the invoker of a run that ends), applied only while that run is started. */
@@ -31,6 +44,11 @@ export interface RunEnd {
   failureMessageId?: string;
   now: number;
   followUp?: RunFollowUp;
+  /**
+   * Without `followUp`: append the end to the run's invoker, if it has one (contract §6.5), built from the run's row
+   * in the end's transaction (`invokeFollowUp`), so that the caller need not read the run first.
+   */
+  followInvoker?: boolean;
 }
 
 export type WaitRegistration =
@@ -56,9 +74,13 @@ export interface WorkflowStore {
     { created: true; result: InsertResult } | { created: false; run?: WorkflowRun }
   >;
   workflowRunGet(p: { accountId: string; runId: string }): Promise<WorkflowRun | undefined>;
-  /** Appends steps and inserts their messages while the run is RUN_STARTED; otherwise writes nothing. */
+  /**
+   * Appends steps and inserts their messages while the run is RUN_STARTED; otherwise writes nothing. A step whose item
+   * asks for a lease (the publish fast path) and got it comes back with its `delivery` (one step only): the run and
+   * the history up to its entry, read in the append's transaction, so this node sends it without another read.
+   */
   workflowStepAppend(p: { accountId: string; runId: string; steps: StepAppend[]; now: number }): Promise<
-    { appended: true; results: InsertResult[] } | { appended: false; run?: WorkflowRun }
+    { appended: true; results: InsertResult[]; delivery?: StepDelivery } | { appended: false; run?: WorkflowRun }
   >;
   /** The run's history in order (all of it). */
   workflowHistory(p: { accountId: string; runId: string }): Promise<HistoryEntry[]>;
@@ -80,8 +102,11 @@ export interface WorkflowStore {
    * in one transaction; false when the run is gone.
    */
   workflowFailureResend(p: { accountId: string; runId: string; item: InsertItem; now: number }): Promise<boolean>;
-  /** Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. */
-  workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun }>;
+  /**
+   * Ends a started run (and removes its waiters); `ended: false` when it had ended already or does not exist. `run`
+   * is the run as it is now; `followedUp`: a step was appended to its invoker (its message waits for a claim).
+   */
+  workflowRunEnd(p: RunEnd): Promise<{ ended: boolean; run?: WorkflowRun; followedUp?: boolean }>;
   /** Cancels up to `count` started runs matching the filter; answers the runs it cancelled. */
   workflowRunCancelMany(p: { accountId: string; filter: RunFilter; count: number; now: number }): Promise<WorkflowRun[]>;
   /** Runs newest first; `cursor` is opaque. */

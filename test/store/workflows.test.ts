@@ -74,6 +74,87 @@ for (const adapter of adapters) {
       expect(await store.messageGet({ accountId: "acc-1", id: s2.id })).toBeDefined();
     });
 
+    it("a step inserted leased comes back with its delivery (run, history up to it) and the run's settings", async () => {
+      const forwarded = { "X-Trace": ["t-1"] };
+      const init = stepMessage("wfr_lease", "payload");
+      const run = newRun("wfr_lease", init.id, { config: { headers: forwarded, retries: 5, retryDelayExpr: "1000" } });
+      await store.workflowRunCreate({ run, item: { message: init }, now: NOW });
+      // Not leased (a claim delivers it): no delivery is read.
+      const plain = stepMessage("wfr_lease", "one");
+      const first = await store.workflowStepAppend({
+        accountId: "acc-1",
+        runId: "wfr_lease",
+        steps: [{ item: { message: plain }, callType: "step", runConfig: { ownRetries: false } }],
+        now: NOW,
+      });
+      expect(first.appended && first.delivery).toBeUndefined();
+      // Leased to this node (the publish fast path): the run and the history up to and including its own entry.
+      const leased = stepMessage("wfr_lease", "two");
+      const second = await store.workflowStepAppend({
+        accountId: "acc-1",
+        runId: "wfr_lease",
+        steps: [{ item: { message: leased, leaseOwner: "node-a", leaseUntil: NOW + 30_000 }, callType: "step", runConfig: { ownRetries: true } }],
+        now: NOW,
+      });
+      if (!second.appended) throw new Error("not appended");
+      expect(second.results[0]!.message).toMatchObject({ state: "ACTIVE", leaseOwner: "node-a" });
+      expect(second.delivery?.run).toMatchObject({ runId: "wfr_lease", state: "RUN_STARTED", initMessageId: init.id });
+      expect(second.delivery?.history.map((e) => [e.messageId, e.body.toString()])).toEqual([
+        [init.id, "payload"],
+        [plain.id, "one"],
+        [leased.id, "two"],
+      ]);
+      // The run's settings were applied in the append: forwarded headers and retry delay; retries unless the step set
+      // its own (the leased step did: it keeps 0).
+      const stored = await store.messageGet({ accountId: "acc-1", id: plain.id });
+      expect(stored?.spec).toMatchObject({ headers: forwarded, retries: 5, retryDelayExpr: "1000" });
+      expect(second.results[0]!.message?.spec).toMatchObject({ headers: forwarded, retries: 0, retryDelayExpr: "1000" });
+      // A step appended with other steps in one call gets no delivery (only a single step's history is its own).
+      const a = stepMessage("wfr_lease", "a");
+      const b = stepMessage("wfr_lease", "b");
+      const both = await store.workflowStepAppend({
+        accountId: "acc-1",
+        runId: "wfr_lease",
+        steps: [a, b].map((message) => ({ item: { message, leaseOwner: "node-a", leaseUntil: NOW + 30_000 }, callType: "step" })),
+        now: NOW,
+      });
+      expect(both.appended && both.delivery).toBeUndefined();
+    });
+
+    it("ending an invoked run appends its result to the invoker, read from the ended row (followInvoker)", async () => {
+      await started("wfr_parent");
+      const childInit = stepMessage("wfr_child", "child payload");
+      const invoker = {
+        workflowRunId: "wfr_parent",
+        workflowUrl: "http://127.0.0.1:9/parent",
+        workflowRunCreatedAt: NOW,
+        step: { stepId: 2, stepName: "call child", stepType: "Invoke" },
+        headers: {},
+        spec: { method: "POST", headers: {}, retries: 0, workflow: { runId: "wfr_parent", role: "step" as const } },
+      };
+      await store.workflowRunCreate({ run: newRun("wfr_child", childInit.id, { invoker }), item: { message: childInit }, now: NOW });
+      const ended = await store.workflowRunEnd({
+        accountId: "acc-1",
+        runId: "wfr_child",
+        state: "RUN_SUCCESS",
+        result: '"done"',
+        now: NOW + 1,
+        followInvoker: true,
+      });
+      expect(ended).toMatchObject({ ended: true, followedUp: true, run: { state: "RUN_SUCCESS", result: '"done"' } });
+      const parent = await store.workflowHistory({ accountId: "acc-1", runId: "wfr_parent" });
+      expect(parent).toHaveLength(2);
+      expect(JSON.parse(parent[1]!.body.toString())).toMatchObject({
+        stepName: "call child",
+        out: JSON.stringify({ isFailed: false, isCanceled: false, body: '"done"' }),
+      });
+      // Ending it again changes nothing and answers the run as it is; an unknown run answers no run.
+      expect(await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_child", state: "RUN_CANCELED", now: NOW + 2, followInvoker: true }))
+        .toMatchObject({ ended: false, run: { state: "RUN_SUCCESS" } });
+      expect(await store.workflowRunEnd({ accountId: "acc-1", runId: "wfr_none", state: "RUN_CANCELED", now: NOW + 2 })).toEqual({ ended: false });
+      expect(await store.workflowHistory({ accountId: "acc-1", runId: "wfr_parent" })).toHaveLength(2);
+    });
+
     it("an ended run accepts no step, and its pending messages are not delivered", async () => {
       await started("wfr_c");
       const pending = stepMessage("wfr_c", "sleeping");

@@ -76,7 +76,9 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
         const row = await w.lockRun(tx, accountId, runId);
         if (!row) return { appended: false as const };
         if (row.state !== "RUN_STARTED") return { appended: false as const, run: runFromRow(row) };
-        return { appended: true as const, results: await w.appendLocked(tx, row, steps, now) };
+        const results = await w.appendLocked(tx, row, steps, now);
+        const delivery = await w.leasedDelivery(tx, row, results);
+        return delivery ? { appended: true as const, results, delivery } : { appended: true as const, results };
       }),
 
     workflowHistory: ({ accountId, runId }) => w.historyOf(undefined, accountId, runId),
@@ -138,8 +140,9 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
     workflowRunEnd: (p) =>
       ctx.write(async (tx) => {
         const ended = await w.end(tx, p);
+        if (ended) return { ended: true, run: runFromRow(ended.row), followedUp: ended.followedUp };
         const run = await w.run(tx, p.accountId, p.runId);
-        return run ? { ended, run } : { ended };
+        return run ? { ended: false, run } : { ended: false };
       }),
 
     workflowRunCancelMany: ({ accountId, filter, count, now }) =>
@@ -152,9 +155,8 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
         );
         const cancelled: WorkflowRun[] = [];
         for (const row of rows) {
-          if (await w.end(tx, { accountId, runId: row.run_id, state: "RUN_CANCELED", now })) {
-            cancelled.push((await w.run(tx, accountId, row.run_id))!);
-          }
+          const ended = await w.end(tx, { accountId, runId: row.run_id, state: "RUN_CANCELED", now });
+          if (ended) cancelled.push(runFromRow(ended.row));
         }
         return cancelled;
       }),

@@ -1,7 +1,7 @@
 import type { InsertItem, InsertResult } from "../store.js";
-import type { HistoryEntry, WorkflowRun } from "../../domain/workflow.js";
+import { type HistoryEntry, type StepDelivery, withRunConfig, type WorkflowRun } from "../../domain/workflow.js";
 import type { RunEnd, StepAppend } from "../workflow-store.js";
-import { RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
+import { endFollowUp, RUN_INSERT_COLUMNS, type RunRow, runFromRow, type StepRow, stepFromRow } from "../workflow-rows.js";
 import type { SqliteContext } from "./context.js";
 
 /**
@@ -26,13 +26,15 @@ export function workflowWrites(
   const bumpSteps = db.prepare(
     "UPDATE workflow_runs SET step_count = step_count + 1, updated_at = ? WHERE account_id = ? AND run_id = ?",
   );
+  const setSteps = db.prepare("UPDATE workflow_runs SET step_count = ?, updated_at = ? WHERE account_id = ? AND run_id = ?");
   const steps = db.prepare(
     "SELECT message_id, call_type, body, created_at FROM workflow_steps WHERE account_id = ? AND run_id = ? ORDER BY position",
   );
   const deleteSteps = db.prepare("DELETE FROM workflow_steps WHERE account_id = ? AND run_id = ?");
+  // RETURNING: the ended run as it is now, without reading it before or after.
   const endRun = db.prepare(
     `UPDATE workflow_runs SET state = ?, result = ?, dlq_id = ?, failure_message_id = ?, completed_at = ?, updated_at = ?
-     WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED'`,
+     WHERE account_id = ? AND run_id = ? AND state = 'RUN_STARTED' RETURNING *`,
   );
   const insertWaiter = db.prepare(
     `INSERT INTO workflow_waiters (waiter_id, account_id, event_id, run_id, deadline, created_at, timeout_message_id,
@@ -56,33 +58,59 @@ export function workflowWrites(
     return row ? runFromRow(row) : undefined;
   };
 
-  /** Appends to a started run (SQLite's one writer serialises appends); false when the run is not started. */
-  const append = (accountId: string, runId: string, list: StepAppend[], now: number): InsertResult[] | undefined => {
+  /**
+   * Appends to a started run (SQLite's one writer serialises appends); undefined when the run is not started. Steps
+   * that ask for the run's settings get them here, from the row the append read.
+   */
+  const appendRun = (
+    accountId: string,
+    runId: string,
+    list: StepAppend[],
+    now: number,
+  ): { results: InsertResult[]; row: RunRow } | undefined => {
     const row = getRun.get(accountId, runId) as RunRow | undefined;
     if (!row || row.state !== "RUN_STARTED") return undefined;
     let position = row.step_count;
-    for (const s of list) {
+    let config: WorkflowRun["config"] | undefined;
+    const items = list.map((s) => {
       const m = s.item.message;
       insertStep.run(accountId, runId, position++, m.id, s.callType, m.body ?? Buffer.alloc(0), now);
-      bumpSteps.run(now, accountId, runId);
-    }
-    const results = insertNew(
-      list.map((s) => s.item),
-      now,
-      0,
-    );
+      if (!s.runConfig) return s.item;
+      config ??= JSON.parse(row.config) as WorkflowRun["config"];
+      return { ...s.item, message: { ...m, spec: withRunConfig(m.spec, config, s.runConfig.ownRetries) } };
+    });
+    setSteps.run(position, now, accountId, runId);
+    const results = insertNew(items, now, 0);
     ctx.addUsage(accountId, now, "workflow_message", list.length, 0);
-    return results;
+    return { results, row };
   };
 
-  /** Ends a started run, removes its waiters and applies the follow-up; false when it was not started. */
-  const end = (p: RunEnd): boolean => {
-    const changed = endRun.run(p.state, p.result ?? null, p.dlqId ?? null, p.failureMessageId ?? null, p.now, p.now, p.accountId, p.runId).changes;
-    if (changed === 0) return false;
+  const append = (accountId: string, runId: string, list: StepAppend[], now: number): InsertResult[] | undefined =>
+    appendRun(accountId, runId, list, now)?.results;
+
+  /**
+   * The delivery of a single appended step that was inserted leased to this node (the publish fast path): read in the
+   * append's transaction, its entry is the history's last (docs/workflows.md "Deliveries").
+   */
+  const leasedDelivery = (row: RunRow, results: InsertResult[]): StepDelivery | undefined => {
+    if (results.length !== 1 || results[0]!.message?.leaseOwner === undefined) return undefined;
+    return { run: runFromRow(row), history: historyOf(row.account_id, row.run_id) };
+  };
+
+  /**
+   * Ends a started run, removes its waiters and applies the follow-up; answers the ended run's row (and whether a
+   * follow-up was appended), or undefined when it was not started.
+   */
+  const end = (p: RunEnd): { row: RunRow; followedUp: boolean } | undefined => {
+    const row = endRun.get(p.state, p.result ?? null, p.dlqId ?? null, p.failureMessageId ?? null, p.now, p.now, p.accountId, p.runId) as
+      | RunRow
+      | undefined;
+    if (!row) return undefined;
     deleteRunWaiters.run(p.accountId, p.runId);
     deleteRunEvents.run(p.accountId, p.runId);
-    if (p.followUp) append(p.followUp.accountId, p.followUp.runId, [p.followUp.step], p.now);
-    return true;
+    const followUp = endFollowUp(p, row);
+    const followedUp = followUp !== undefined && append(followUp.accountId, followUp.runId, [followUp.step], p.now) !== undefined;
+    return { row, followedUp };
   };
 
   const historyOf = (accountId: string, runId: string): HistoryEntry[] =>
@@ -107,6 +135,8 @@ export function workflowWrites(
     expired,
     run,
     append,
+    appendRun,
+    leasedDelivery,
     end,
     historyOf,
     insertNew,

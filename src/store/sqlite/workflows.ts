@@ -57,7 +57,7 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
   const w = workflowWrites(ctx, messageInserter(ctx));
   const { insertRun, deleteRun, insertStep, bumpSteps, deleteSteps, insertWaiter, deleteWaiter, deleteRunWaiters } = w;
   const { waitersOfEvent, waiterCount, getEvent, deleteEvent, putEvent, deleteRunEvents, expired } = w;
-  const { run, append, end, historyOf, insertNew } = w;
+  const { run, append, appendRun, leasedDelivery, end, historyOf, insertNew } = w;
 
   return {
     workflowRunCreate: ({ run: r, item, now, restartRest, history }) =>
@@ -91,12 +91,14 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
 
     workflowStepAppend: ({ accountId, runId, steps: list, now }) =>
       ctx.write(() => {
-        const results = append(accountId, runId, list, now);
-        if (!results) {
+        const appended = appendRun(accountId, runId, list, now);
+        if (!appended) {
           const r = run(accountId, runId);
           return r ? { appended: false as const, run: r } : { appended: false as const };
         }
-        return { appended: true as const, results };
+        const { results, row } = appended;
+        const delivery = leasedDelivery(row, results);
+        return delivery ? { appended: true as const, results, delivery } : { appended: true as const, results };
       }),
 
     workflowHistory: async ({ accountId, runId }) => historyOf(accountId, runId),
@@ -134,8 +136,9 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
     workflowRunEnd: (p) =>
       ctx.write(() => {
         const ended = end(p);
+        if (ended) return { ended: true, run: runFromRow(ended.row), followedUp: ended.followedUp };
         const r = run(p.accountId, p.runId);
-        return r ? { ended, run: r } : { ended };
+        return r ? { ended: false, run: r } : { ended: false };
       }),
 
     workflowRunCancelMany: ({ accountId, filter, count, now }) =>
@@ -148,9 +151,8 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
           .all(accountId, ...params, count) as RunRow[];
         const cancelled: WorkflowRun[] = [];
         for (const row of rows) {
-          if (end({ accountId, runId: row.run_id, state: "RUN_CANCELED", now })) {
-            cancelled.push(run(accountId, row.run_id)!);
-          }
+          const ended = end({ accountId, runId: row.run_id, state: "RUN_CANCELED", now });
+          if (ended) cancelled.push(runFromRow(ended.row));
         }
         return cancelled;
       }),
