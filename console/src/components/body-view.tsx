@@ -1,17 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { hexDump } from "../lib/format";
-
-/** The text of base64 bytes when they are valid UTF-8; undefined for binary bytes. */
-export function utf8Of(base64: string): string | undefined {
-  const bin = atob(base64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
+import { hexDump, utf8Of } from "../lib/format";
 
 /**
  * A message or response body: text as text (JSON pretty-printed), bytes as a hex dump with a download. `base64`

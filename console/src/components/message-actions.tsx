@@ -1,23 +1,11 @@
 import { useApp } from "../lib/app-context";
 import { enc } from "../lib/api";
+import { copyText } from "../lib/clipboard";
 import { messageCurl } from "../lib/message-curl";
 import { href } from "../lib/router";
 import type { LogEntry, MessageActions } from "../lib/types";
 import { Button, Time, useAction, WriteButton } from "./ui";
 
-/** Copies text; falls back to a selected textarea where the clipboard API is refused (an http:// origin). */
-async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.appendChild(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
-  }
-}
 
 /**
  * Retry, Replay and Copy as curl for one message (docs/console.md "Message"). What retry and replay would do, or

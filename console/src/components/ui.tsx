@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
+import { copyText } from "../lib/clipboard";
 import type { AsyncState } from "../lib/use-async";
 import { localTime, relative, utcTime } from "../lib/format";
 
@@ -114,16 +115,7 @@ export function WriteButton(props: ButtonProps) {
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
   const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-    } catch {
-      const area = document.createElement("textarea");
-      area.value = text;
-      document.body.appendChild(area);
-      area.select();
-      document.execCommand("copy");
-      area.remove();
-    }
+    await copyText(text);
     setDone(true);
     setTimeout(() => setDone(false), 1500);
   };

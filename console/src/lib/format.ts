@@ -60,3 +60,15 @@ export function hexDump(base64: string, limit = 4096): string {
   if (binary.length > limit) lines.push(`… ${binary.length - limit} more bytes`);
   return lines.join("\n");
 }
+
+/** The text of base64 bytes when they are valid UTF-8; undefined for binary bytes. */
+export function utf8Of(base64: string): string | undefined {
+  const bin = atob(base64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,18 +1,11 @@
 import { curlCommand } from "./curl.js";
+import { utf8Of } from "./format.js";
 import { buildPublishRequest, emptyPublishForm, type PublishForm } from "./publish-request.js";
 import type { LogEntry } from "./types.js";
 
-/** Base64 to text when the bytes are valid UTF-8; undefined for binary bytes. */
+/** Base64 to text when the bytes are valid UTF-8 (no body: empty); undefined for binary bytes. */
 function textOf(base64: string | undefined): string | undefined {
-  if (base64 === undefined) return "";
-  const bin = atob(base64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
+  return base64 === undefined ? "" : utf8Of(base64);
 }
 
 /**

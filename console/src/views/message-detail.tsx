@@ -6,7 +6,8 @@ import { messageCurl } from "../lib/message-curl";
 import { attemptTimings, duration, stateTone } from "../lib/timeline";
 import type { LogEntry, MessageActions, MessageRecord } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
-import { BodyView, utf8Of } from "../components/body-view";
+import { BodyView } from "../components/body-view";
+import { utf8Of } from "../lib/format";
 import { MessageActionButtons, ReplayLinks } from "../components/message-actions";
 import {
   ErrorBox,
