@@ -77,6 +77,10 @@ describe("overview", () => {
 
     await page.setViewportSize({ width: 1024, height: 768 });
     await settle(page);
+    // The usage chart follows its box through a ResizeObserver, which runs a frame after the resize: wait for it.
+    await page
+      .waitForFunction("document.documentElement.scrollWidth <= document.documentElement.clientWidth", null, { timeout: 5_000 })
+      .catch(() => undefined);
     expect(await scrollsSideways(page)).toBe(false);
     const box = await first.locator("td").last().boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(1024);
