@@ -2,6 +2,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
 import { copyText } from "../lib/clipboard";
+import { stateTone } from "../lib/timeline";
 import type { AsyncState } from "../lib/use-async";
 import { localTime, relative, utcTime } from "../lib/format";
 
@@ -68,24 +69,8 @@ export function ListStatus({
   );
 }
 
-const STATE_CLASS: Record<string, string> = {
-  CREATED: "info",
-  ACTIVE: "info",
-  RETRY: "warn",
-  ERROR: "warn",
-  DELIVERED: "ok",
-  FAILED: "bad",
-  CANCELED: "muted",
-  CANCEL_REQUESTED: "muted",
-  IN_PROGRESS: "info",
-  // The Messages list's waiting states (docs/messaging.md "Listing messages").
-  DELAYED: "muted",
-  QUEUED: "muted",
-  FLOW_CONTROL: "warn",
-};
-
 export function StateBadge({ state }: { state: string }) {
-  return <span class={`badge ${STATE_CLASS[state] ?? "muted"}`}>{state}</span>;
+  return <span class={`badge ${stateTone(state)}`}>{state}</span>;
 }
 
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {

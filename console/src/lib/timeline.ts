@@ -2,10 +2,10 @@ import type { LogEntry } from "./types.js";
 
 /**
  * A message's timeline (docs/console.md "Message"): each attempt's duration, and the tone of each state, pure so
- * the unit tests read them (test/unit/console-operate.test.ts).
+ * the unit tests read them (test/unit/console-logic.test.ts).
  */
 
-/** The badge tone of a state, the same for the timeline's dots: delivered green, error and retry amber, failed red. */
+/** The badge tone of a state (`StateBadge`), the same for the timeline's dots: delivered green, error and retry amber, failed red. */
 const TONES: Record<string, string> = {
   CREATED: "info",
   ACTIVE: "info",
@@ -16,6 +16,10 @@ const TONES: Record<string, string> = {
   FAILED: "bad",
   CANCELED: "muted",
   CANCEL_REQUESTED: "muted",
+  // The Messages list's waiting states (docs/messaging.md "Listing messages").
+  DELAYED: "muted",
+  QUEUED: "muted",
+  FLOW_CONTROL: "warn",
 };
 
 export function stateTone(state: string): string {
