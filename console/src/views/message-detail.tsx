@@ -1,10 +1,10 @@
 import { useApp } from "../lib/app-context";
-import { ApiError, enc, type MessagingApi } from "../lib/api";
+import { enc, type MessagingApi } from "../lib/api";
 import { FINAL_STATES, groupLogs } from "../lib/group-logs";
 import { href } from "../lib/router";
 import { messageCurl } from "../lib/message-curl";
 import { attemptTimings, duration, stateTone } from "../lib/timeline";
-import type { LogEntry, MessageActions, MessageRecord } from "../lib/types";
+import type { LogEntry, MessageActions } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import { BodyView } from "../components/body-view";
 import { utf8Of } from "../lib/format";
@@ -59,9 +59,9 @@ const LIVE_STATES = new Set(["CREATED", "ACTIVE", "RETRY", "QUEUED", "WAITING"])
 const ATTEMPT_STATES = new Set(["ERROR", "RETRY", "DELIVERED", "FAILED"]);
 
 /**
- * One message: its transitions from the logs (which outlive the message), and, while it is still in flight, the
- * message record itself with a Cancel button. The record is asked for only when the logs show no final state, so
- * a finished message costs no failing call.
+ * One message: its transitions from the logs (which outlive the message), its request from the CREATED entry, and,
+ * while the row's state is live, a Cancel button. It reads no message record, so a message that ends between two
+ * reads costs no failing call.
  */
 export function MessageDetail({ id }: { id: string }) {
   const { api } = useApp();
@@ -75,7 +75,7 @@ export function MessageDetail({ id }: { id: string }) {
         })
       ).logs;
     let logs = await readLogs();
-    if (logs.length === 0) return { logs, finished: true, message: undefined, callbacks: [], actions: undefined };
+    if (logs.length === 0) return { logs, finished: true, callbacks: [], actions: undefined };
     // What retry and replay would do, the replay links, and the row's state (docs/console.md "Message"); open to the
     // read-only token. Asked only for a message its log knows, which it answers for (no failing call).
     const actions = await api.get<MessageActions>(`/v2/messages/${enc(id)}/actions`);
@@ -86,17 +86,12 @@ export function MessageDetail({ id }: { id: string }) {
     // Ended rows and HELD ones (ended, holding a queue slot) have no message record.
     const live = actions.state !== undefined && LIVE_STATES.has(actions.state);
     const finished = logs.some((l) => FINAL_STATES.has(l.state)) || (logs.length > 0 && !live);
-    let message: MessageRecord | undefined;
-    if (!finished && logs.length > 0) {
-      // It may end between the two calls: then it is simply gone, and the next refresh shows how it ended.
-      message = await api.get<MessageRecord>(`/v2/messages/${enc(id)}`).catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 404) return undefined;
-        throw e;
-      });
-    }
+    // No read of the message record (`GET /v2/messages/{id}`): a message ending between two reads would make it a 404,
+    // a failing call. The CREATED entry carries the request as stored, and the row's state (from the actions) says
+    // whether Cancel still applies.
     const created = logs.find((l) => l.state === "CREATED");
     const callbacks = await callbacksOf(api, id, [created?.callback, created?.failureCallback]);
-    return { logs, finished, message, callbacks, actions };
+    return { logs, finished, callbacks, actions };
   }, [api, id]);
   // Live while the message or one of its callbacks is still on its way.
   const settled =
@@ -105,7 +100,7 @@ export function MessageDetail({ id }: { id: string }) {
 
   if (data.error) return <ErrorBox error={data.error} retry={() => data.reload()} />;
   if (!data.data) return <Loading />;
-  const { logs, finished, message, callbacks, actions } = data.data;
+  const { logs, finished, callbacks, actions } = data.data;
   const timings = attemptTimings(logs);
   const created = logs.find((l) => l.state === "CREATED") ?? logs[0];
   const last = logs[logs.length - 1];
@@ -131,7 +126,7 @@ export function MessageDetail({ id }: { id: string }) {
             onDone={() => data.reload(true)}
           />
         )}
-        {!finished && message && (
+        {!finished && (
           <WriteButton variant="danger" onClick={() => void cancel()} disabled={busy}>
             Cancel
           </WriteButton>
@@ -200,20 +195,20 @@ export function MessageDetail({ id }: { id: string }) {
               <KeyValues
                 rows={[
                   ["Destination", <span class="break">{created?.url}</span>],
-                  ["Method", created?.method ?? message?.method ?? "POST"],
+                  ["Method", created?.method ?? "POST"],
                   ["Created", <Time ms={created?.time} />],
                   ["URL group", created?.topicName ?? "–"],
                   ["Queue", created?.queueName ?? "–"],
                   ["Schedule", created?.scheduleId ?? "–"],
                   ["Labels", (created?.labels ?? []).join(", ") || "–"],
                   ["Flow-control key", created?.flowControlKey ?? "–"],
-                  ["Retries", String(created?.maxRetries ?? message?.maxRetries ?? "–")],
-                  ["Callback", created?.callback ?? message?.callback ?? "–"],
-                  ["Failure callback", created?.failureCallback ?? message?.failureCallback ?? "–"],
+                  ["Retries", String(created?.maxRetries ?? "–")],
+                  ["Callback", created?.callback ?? "–"],
+                  ["Failure callback", created?.failureCallback ?? "–"],
                 ]}
               />
               <h3>Headers</h3>
-              <HeadersTable headers={message?.header ?? created?.header} />
+              <HeadersTable headers={created?.header} />
               {callbacks.length > 0 && (
                 <>
                   <h3>Callbacks</h3>
@@ -237,12 +232,8 @@ export function MessageDetail({ id }: { id: string }) {
                 </>
               )}
               <h3>Body</h3>
-              {/* The message record carries its body as text (or bodyBase64); log entries always as base64. */}
-              <BodyView
-                text={message?.body}
-                base64={message ? message.bodyBase64 : created?.body}
-                name={id}
-              />
+              {/* Log entries carry the body as base64. */}
+              <BodyView base64={created?.body} name={id} />
               {created && created.state === "CREATED" && (
                 <details class="as-curl">
                   <summary>As curl</summary>
