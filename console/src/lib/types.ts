@@ -142,22 +142,9 @@ export interface Schedule {
   error?: string;
 }
 
-export interface Queue {
-  name: string;
-  createdAt: number;
-  updatedAt: number;
-  parallelism: number;
-  lag: number;
-  paused: boolean;
-}
-
-export interface Topic {
-  name: string;
-  createdAt: number;
-  updatedAt: number;
-  endpoints: { name?: string; url: string }[];
-  headers?: Headers;
-}
+// Wire shapes come from the server's schemas (src/http/schemas/, docs/architecture.md "Wire shapes").
+export type { Queue, Topic } from "../../../src/http/schemas/groups-queues.js";
+export type { SigningKeys } from "../../../src/http/schemas/keys.js";
 
 export interface FlowKey {
   flowControlKey: string;

@@ -1,6 +1,6 @@
 import { useApp } from "../lib/app-context";
 import { enc } from "../lib/api";
-import type { ManagementAccount } from "../lib/types";
+import type { ManagementAccount, SigningKeys } from "../lib/types";
 import { useAsync } from "../lib/use-async";
 import { ErrorBox, KeyValues, Loading, PageHead, Secret, useAction, useConfirm, WriteButton } from "../components/ui";
 import { LimitsTable } from "./limits";
@@ -19,7 +19,7 @@ export function Settings() {
   );
   // Signing keys are secrets of the full token; the read-only console does not ask for them.
   const keys = useAsync(
-    () => (readOnly ? Promise.resolve(undefined) : api.get<{ current: string; next: string }>("/v2/keys")),
+    () => (readOnly ? Promise.resolve(undefined) : api.get<SigningKeys>("/v2/keys")),
     [api, readOnly],
   );
 

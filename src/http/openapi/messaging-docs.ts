@@ -2,6 +2,9 @@ import type { Dialect } from "../../domain/dialect.js";
 import { MESSAGE_LIST_STATES } from "../../domain/message-list-state.js";
 import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
+import { Type } from "../schemas/common.js";
+import { Queue, Topic } from "../schemas/groups-queues.js";
+import { SigningKeys } from "../schemas/keys.js";
 
 /** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
 const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
@@ -49,10 +52,7 @@ const messageListEntry = obj(
 const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
 const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
 const schedule = obj({ scheduleId: str(), cron: str(), destination: str(), isPaused: { type: "boolean" } });
-const topic = obj({ name: str(), endpoints: arr(obj({ name: str(), url: str() })) });
-const queue = obj({ name: str(), parallelism: { type: "integer" }, paused: { type: "boolean" }, lag: { type: "integer" } });
 const flowKey = obj({ flowControlKey: str(), waitListSize: { type: "integer" } });
-const keys = obj({ current: str(), next: str() });
 const cancelled = obj({ cancelled: { type: "integer" } });
 
 const pageQuery = {
@@ -163,11 +163,11 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
       responses: { 200: ["A page of entries", obj({ cursor: str(), logs: arr(logEntry), events: arr(logEntry) })] },
     }),
-    "GET /v2/keys": token({ tag: "Signing keys", summary: "The signing keys", responses: { 200: ["Keys", keys] } }),
+    "GET /v2/keys": token({ tag: "Signing keys", summary: "The signing keys", responses: { 200: ["Keys", SigningKeys] } }),
     "POST /v2/keys/rotate": token({
       tag: "Signing keys",
       summary: "Rotate: next becomes current, a new next is made",
-      responses: { 200: ["Keys", keys] },
+      responses: { 200: ["Keys", SigningKeys] },
     }),
     "GET /v2/dlq": token({
       tag: "Dead-letter queue",
@@ -239,8 +239,8 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
     "PATCH /v2/schedules/:id/pause": token({ tag: "Schedules", summary: "Pause", params: { id: "Schedule id" }, responses: { 200: ["Paused"] } }),
     "POST /v2/schedules/:id/resume": token({ tag: "Schedules", summary: "Resume", params: { id: "Schedule id" }, responses: { 200: ["Resumed"] } }),
     "PATCH /v2/schedules/:id/resume": token({ tag: "Schedules", summary: "Resume", params: { id: "Schedule id" }, responses: { 200: ["Resumed"] } }),
-    "GET /v2/topics": token({ tag: "URL groups", summary: "List URL groups", responses: { 200: ["URL groups", arr(topic)] } }),
-    "GET /v2/topics/:name": token({ tag: "URL groups", summary: "One URL group", params: { name: "Group name" }, responses: { 200: ["The group", topic] } }),
+    "GET /v2/topics": token({ tag: "URL groups", summary: "List URL groups", responses: { 200: ["URL groups", Type.Array(Topic)] } }),
+    "GET /v2/topics/:name": token({ tag: "URL groups", summary: "One URL group", params: { name: "Group name" }, responses: { 200: ["The group", Topic] } }),
     "DELETE /v2/topics/:name": token({ tag: "URL groups", summary: "Delete a URL group", params: { name: "Group name" }, responses: { 200: ["Deleted"] } }),
     "PATCH /v2/topics/:name": token({
       tag: "URL groups",
@@ -269,8 +269,8 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       body: obj({ queueName: str(), parallelism: { type: "integer" }, paused: { type: "boolean" } }),
       responses: { 200: ["Created or updated"] },
     }),
-    "GET /v2/queues": token({ tag: "Queues", summary: "List queues", responses: { 200: ["Queues", arr(queue)] } }),
-    "GET /v2/queues/:name": token({ tag: "Queues", summary: "One queue", params: { name: "Queue name" }, responses: { 200: ["The queue", queue] } }),
+    "GET /v2/queues": token({ tag: "Queues", summary: "List queues", responses: { 200: ["Queues", Type.Array(Queue)] } }),
+    "GET /v2/queues/:name": token({ tag: "Queues", summary: "One queue", params: { name: "Queue name" }, responses: { 200: ["The queue", Queue] } }),
     "DELETE /v2/queues/:name": token({ tag: "Queues", summary: "Delete a queue", params: { name: "Queue name" }, responses: { 200: ["Deleted"] } }),
     "POST /v2/queues/:name/pause": token({ tag: "Queues", summary: "Pause", params: { name: "Queue name" }, responses: { 200: ["Paused"] } }),
     "POST /v2/queues/:name/resume": token({ tag: "Queues", summary: "Resume", params: { name: "Queue name" }, responses: { 200: ["Resumed"] } }),

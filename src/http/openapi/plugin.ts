@@ -8,6 +8,7 @@ import { managementDocs, operationsDocs } from "./management-docs.js";
 import { messagingDocs } from "./messaging-docs.js";
 import { messageActionDocs } from "./message-action-docs.js";
 import { type JsonSchema, type RouteDoc, routeSchema } from "./route-doc.js";
+import { isWireShape } from "../schemas/common.js";
 import { workflowDocs } from "./workflow-docs.js";
 import { HOOK_METHODS } from "../routes/workflows.js";
 
@@ -16,6 +17,29 @@ const registered = new WeakMap<FastifyInstance, string[]>();
 
 export function registeredRoutes(app: FastifyInstance): string[] {
   return registered.get(app) ?? [];
+}
+
+/**
+ * How a route's 2xx answers are written: `typed` (every 2xx is a wire shape or declared bodiless, and Fastify
+ * serializes through it), `loose` (described for the documentation only) or `undocumented`. Read by the test that
+ * fails on a route without a schema (test/e2e/route-schemas.test.ts).
+ */
+export type ResponseWriting = "typed" | "loose" | "undocumented";
+const writing = new WeakMap<FastifyInstance, Map<string, ResponseWriting>>();
+
+export function responseWriting(app: FastifyInstance): Map<string, ResponseWriting> {
+  return writing.get(app) ?? new Map();
+}
+
+/**
+ * The 2xx answers Fastify serializes, when every 2xx of the declaration is typed: a wire shape serializes its body,
+ * a declared empty answer is `null`, so a handler that sends a body the declaration does not have answers `null`
+ * and its tests fail. Strings and buffers a handler sends are never serialized (Fastify sends them as they are).
+ */
+function serializedResponses(doc: RouteDoc): JsonSchema | undefined {
+  const ok = Object.entries(doc.responses).filter(([status]) => Number(status) >= 200 && Number(status) < 300);
+  if (ok.length === 0 || !ok.every(([, [, body]]) => body === undefined || isWireShape(body))) return undefined;
+  return Object.fromEntries(ok.map(([status, [, body]]) => [status, body ?? { type: "null" }]));
 }
 
 /** The part of a route schema Fastify validates with: path parameters and the query string (route-doc.ts says why). */
@@ -46,6 +70,8 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
   };
   const routes: string[] = [];
   registered.set(app, routes);
+  const writings = new Map<string, ResponseWriting>();
+  writing.set(app, writings);
 
   app.addHook("onRoute", (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -57,8 +83,10 @@ export function registerOpenApi(app: FastifyInstance, services: Services): void 
     const full = doc
       ? routeSchema(doc)
       : { summary: `${method} ${route.url}`, description: "Not documented yet.", tags: ["Undocumented"] };
-    route.schema = validated(full);
-    // Bodies, headers and responses are documented only: Fastify neither validates nor serializes with them.
+    const response = doc ? serializedResponses(doc) : undefined;
+    writings.set(`${method} ${route.url}`, response ? "typed" : doc ? "loose" : "undocumented");
+    route.schema = { ...validated(full), ...(response ? { response } : {}) };
+    // Bodies and headers are documented only (route-doc.ts says why); typed 2xx answers are also serialized.
     route.config = { ...route.config, swaggerTransform: ({ url }) => ({ schema: full, url }) };
   });
 

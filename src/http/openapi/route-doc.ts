@@ -8,6 +8,8 @@
  * the raw bytes (a publish forwards them unchanged) and the handlers' own parsing answers with better messages.
  */
 
+import type { TSchema } from "typebox";
+
 /** A JSON Schema fragment (draft 2020-12 as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
 
@@ -27,8 +29,11 @@ export interface RouteDoc {
   headers?: Record<string, string>;
   /** Request body: a JSON Schema, or "raw" for bytes forwarded as they are. */
   body?: JsonSchema | "raw";
-  /** Status → [description, JSON Schema of the body (omitted: no body)]. Error answers are added by `routeSchema`. */
-  responses: Record<number, [string, JsonSchema?]>;
+  /**
+   * Status → [description, schema of the body (omitted: no body)]. A 2xx body given as a wire shape
+   * (src/http/schemas/) is also how the answer is serialized; error answers are added by `routeSchema`.
+   */
+  responses: Record<number, [string, (JsonSchema | TSchema)?]>;
 }
 
 const errorBody: JsonSchema = {
@@ -119,7 +124,7 @@ export function routeSchema(doc: RouteDoc): JsonSchema {
   }
   const responses: Record<string, JsonSchema> = {};
   for (const [status, [description, body]] of Object.entries(doc.responses)) {
-    responses[status] = body ? { description, ...body } : { description, type: "null" };
+    responses[status] = body ? { description, ...(body as JsonSchema) } : { description, type: "null" };
   }
   for (const [status, description] of Object.entries(ERRORS_BY_AUTH[doc.auth])) {
     responses[status] ??= { ...errorBody, description };

@@ -1,10 +1,9 @@
-import type { Queue, Topic } from "../../domain/records.js";
+import type { Queue as QueueRow, Topic as TopicRow } from "../../domain/records.js";
+import type { Queue, Topic } from "../schemas/groups-queues.js";
 
-/**
- * `{name, createdAt, updatedAt, endpoints:[{name?, url}]}` plus `headers` when defaults are set (docs/url-groups.md).
- */
-export function topicRecord(t: Topic): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+/** A URL group's wire shape: `headers` only when defaults are set (docs/url-groups.md). */
+export function topicRecord(t: TopicRow): Topic {
+  const out: Topic = {
     name: t.name,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
@@ -15,7 +14,7 @@ export function topicRecord(t: Topic): Record<string, unknown> {
 }
 
 /** Every key is always present, zeros included: the Python SDK requires all of them (docs/queues.md). */
-export function queueRecord(q: Queue): Record<string, unknown> {
+export function queueRecord(q: QueueRow): Queue {
   return {
     name: q.name,
     createdAt: q.createdAt,
