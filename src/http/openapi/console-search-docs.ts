@@ -1,3 +1,5 @@
+import { AccountOverview, UsageStats } from "../schemas/account.js";
+import { ServerConfig } from "../schemas/operations.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: "object", properties });
@@ -10,22 +12,20 @@ export const consoleDocs: Record<string, RouteDoc> = {
     auth: "token",
     tag: "Account",
     summary: "The token's account: plan, limits and usage overview (the console's front page)",
-    responses: { 200: ["Overview", { type: "object" }] },
+    responses: { 200: ["Overview", AccountOverview] },
   },
   "GET /v2/account/stats": {
     auth: "token",
     tag: "Account",
     summary: "Usage statistics of the token's account",
     query: { period: "1h, 3h, 12h, 1d, 3d, 7d or 30d (default 1h)" },
-    responses: { 200: ["Statistics", { type: "object" }] },
+    responses: { 200: ["Statistics", UsageStats] },
   },
   "GET /console/config.json": {
     auth: "none",
     tag: "Console",
     summary: "The names this server speaks (dialect, header prefix, token query key), for the console page",
-    responses: {
-      200: ["Configuration", obj({ dialect: str(), headerPrefix: str(), tokenQuery: str(), managementSegment: str() })],
-    },
+    responses: { 200: ["Configuration", ServerConfig] },
   },
   "GET /": {
     auth: "none",

@@ -1,4 +1,5 @@
 import type { Dialect } from "../../domain/dialect.js";
+import { Liveness, NotReady, Ready } from "../schemas/operations.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: "object", properties });
@@ -101,15 +102,15 @@ export const operationsDocs: Record<string, RouteDoc> = {
     auth: "none",
     tag: "Operations",
     summary: "Liveness: 200 whenever the process answers HTTP",
-    responses: { 200: ["Alive", obj({ status: { type: "string", const: "ok" } })] },
+    responses: { 200: ["Alive", Liveness] },
   },
   "GET /ready": {
     auth: "none",
     tag: "Operations",
     summary: "Readiness: store answers, migrations applied, not draining",
     responses: {
-      200: ["Ready", obj({ status: { type: "string", const: "ready" } })],
-      503: ["Not ready, with the reason", obj({ status: { type: "string", const: "unavailable" }, reason: str() })],
+      200: ["Ready", Ready],
+      503: ["Not ready, with the reason", NotReady],
     },
   },
   "GET /metrics": {

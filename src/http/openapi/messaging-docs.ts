@@ -3,8 +3,12 @@ import { MESSAGE_LIST_STATES } from "../../domain/message-list-state.js";
 import { DLQ_FILTER_KEYS, MESSAGE_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 import { Type } from "../schemas/common.js";
+import { FlowKey, GlobalParallelism } from "../schemas/flow-control.js";
 import { Queue, Topic } from "../schemas/groups-queues.js";
 import { SigningKeys } from "../schemas/keys.js";
+import { MessageListPage } from "../schemas/message-list.js";
+import { BatchAnswer, PublishAnswer } from "../schemas/publish.js";
+import { Schedule, ScheduleCreated } from "../schemas/schedules.js";
 
 /** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
 const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
@@ -14,45 +18,10 @@ const obj = (properties: Record<string, JsonSchema>, description?: string): Json
 });
 const str = (description?: string): JsonSchema => ({ type: "string", ...(description ? { description } : {}) });
 const arr = (items: JsonSchema): JsonSchema => ({ type: "array", items });
-const anyJson: JsonSchema = {};
 
-const published = obj({ messageId: str(), url: str(), deduplicated: { type: "boolean" } });
-const publishedAnswer: JsonSchema = {
-  description: "One object for a URL destination, an array (one per endpoint) for a URL group",
-  anyOf: [published, arr(published)],
-};
 const message = obj({ messageId: str(), url: str(), topicName: str(), queueName: str(), createdAt: { type: "integer" } });
-const int = { type: "integer" };
-const messageListEntry = obj(
-  {
-    messageId: str(),
-    state: str(`One of ${MESSAGE_LIST_STATES.join(", ")}`),
-    waitReason: str("FLOW_CONTROL only: flowControlKey or globalParallelism"),
-    url: str(),
-    topicName: str(),
-    endpointName: str(),
-    queueName: str(),
-    scheduleId: str(),
-    flowControlKey: str(),
-    labels: arr(str()),
-    attempts: int,
-    lastResponseStatus: int,
-    nextDeliveryTime: { ...int, description: "CREATED, DELAYED and RETRY: when the next attempt is due (Unix ms)" },
-    cancelRequested: { type: "boolean" },
-    createdAt: int,
-    firstAttemptAt: int,
-    finishedAt: int,
-    kind: str("callback or failureCallback; absent for a message"),
-    parentMessageId: str(),
-    callerIP: str(),
-    bodySize: { ...int, description: "The body's size in bytes: the list never carries bodies" },
-  },
-  "One message with its current state (docs/messaging.md \"Listing messages\")",
-);
 const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
 const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
-const schedule = obj({ scheduleId: str(), cron: str(), destination: str(), isPaused: { type: "boolean" } });
-const flowKey = obj({ flowControlKey: str(), waitListSize: { type: "integer" } });
 const cancelled = obj({ cancelled: { type: "integer" } });
 
 const pageQuery = {
@@ -100,7 +69,7 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       params: { "*": "The destination: a URL (http:// or https://) or a URL group name" },
       headers,
       body: "raw",
-      responses: { 200: ["Published", publishedAnswer], 202: ["Every message was a duplicate", publishedAnswer] },
+      responses: { 200: ["Published", PublishAnswer], 202: ["Every message was a duplicate", PublishAnswer] },
     }),
     "POST /v2/enqueue/*": token({
       tag: "Queues",
@@ -108,13 +77,13 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       params: { "*": "<queue>/<destination>" },
       headers,
       body: "raw",
-      responses: { 200: ["Enqueued", publishedAnswer], 202: ["Every message was a duplicate", publishedAnswer] },
+      responses: { 200: ["Enqueued", PublishAnswer], 202: ["Every message was a duplicate", PublishAnswer] },
     }),
     "POST /v2/batch": token({
       tag: "Messages",
       summary: "Publish several messages in one request",
       body: arr(obj({ destination: str(), headers: { type: "object" }, body: str(), queue: str() })),
-      responses: { 200: ["One answer per item", arr(anyJson)], 202: ["Every message was a duplicate", arr(anyJson)] },
+      responses: { 200: ["One answer per item, in request order", BatchAnswer] },
     }),
     "GET /v2/messages": token({
       tag: "Messages",
@@ -130,7 +99,7 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
         count: "Page size, 1..1000 (default 100)",
         order: "latestFirst (default) or earliestFirst",
       },
-      responses: { 200: ["A page of messages", obj({ cursor: str(), messages: arr(messageListEntry) })] },
+      responses: { 200: ["A page of messages", MessageListPage] },
     }),
     "GET /v2/messages/:id": token({
       tag: "Messages",
@@ -215,19 +184,19 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       params: { "*": "The destination: a URL or a URL group name" },
       headers: { [d.key("cron")]: "Cron expression (5 fields, optional CRON_TZ=)", [d.key("schedule-id")]: "Id to create or update", ...headers },
       body: "raw",
-      responses: { 200: ["Created or updated", obj({ scheduleId: str() })] },
+      responses: { 200: ["Created or updated", ScheduleCreated] },
     }),
     "POST /v2/schedules": token({
       tag: "Schedules",
       summary: "Without a destination: answers 400 naming it",
-      responses: {},
+      responses: { 200: ["Created or updated (never here: without a destination the answer is 400)", ScheduleCreated] },
     }),
-    "GET /v2/schedules": token({ tag: "Schedules", summary: "List schedules", responses: { 200: ["Schedules", arr(schedule)] } }),
+    "GET /v2/schedules": token({ tag: "Schedules", summary: "List schedules", responses: { 200: ["Schedules", Type.Array(Schedule)] } }),
     "GET /v2/schedules/:id": token({
       tag: "Schedules",
       summary: "One schedule",
       params: { id: "Schedule id" },
-      responses: { 200: ["The schedule", schedule] },
+      responses: { 200: ["The schedule", Schedule] },
     }),
     "DELETE /v2/schedules/:id": token({
       tag: "Schedules",
@@ -278,13 +247,13 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Flow control",
       summary: "Flow-control keys",
       query: { search: "Key prefix" },
-      responses: { 200: ["Keys", arr(flowKey)] },
+      responses: { 200: ["Keys", Type.Array(FlowKey)] },
     }),
     "GET /v2/flowControl/:key": token({
       tag: "Flow control",
       summary: "One flow-control key",
       params: { key: "Flow-control key" },
-      responses: { 200: ["The key", flowKey] },
+      responses: { 200: ["The key", FlowKey] },
     }),
     ...Object.fromEntries(
       (["reset", "resetRate", "pause", "resume", "unpin"] as const).map((action) => [
@@ -302,7 +271,7 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
     "GET /v2/globalParallelism": token({
       tag: "Flow control",
       summary: "The account's max_global_parallelism and its use",
-      responses: { 200: ["Use", obj({ parallelism: { type: "integer" }, inFlight: { type: "integer" } })] },
+      responses: { 200: ["Use (zero numbers left out)", GlobalParallelism] },
     }),
   };
 }

@@ -7,6 +7,7 @@ import { usageStats } from "../../services/stats.js";
 import { readable } from "../plugins/auth.js";
 import { type Query, rejectUnknownKeys, single } from "../query.js";
 import { wirePlanName } from "../views/account-view.js";
+import { accountOverviewView, usageStatsView } from "../views/account-overview-view.js";
 
 /**
  * The token's own account on the messaging API (docs/console.md): what the console shows on its overview without
@@ -16,10 +17,12 @@ import { wirePlanName } from "../views/account-view.js";
 export function accountRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/account", readable, async (request) => {
     rejectUnknownKeys(request.query as Query, new Set(), request.dialect.tokenQuery);
-    return accountOverview(services, request.account, {
-      readOnly: request.readOnly,
-      planName: wirePlanName(request.account.plan, request.dialect),
-    });
+    return accountOverviewView(
+      await accountOverview(services, request.account, {
+        readOnly: request.readOnly,
+        planName: wirePlanName(request.account.plan, request.dialect),
+      }),
+    );
   });
 
   /** The management API's usage statistics (docs/management.md) for the token's account; `period` default 1h. */
@@ -30,6 +33,6 @@ export function accountRoutes(app: FastifyInstance, services: Services): void {
     if (!isStatsPeriod(period)) {
       throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
     }
-    return usageStats(services, request.account, period);
+    return usageStatsView(await usageStats(services, request.account, period));
   });
 }

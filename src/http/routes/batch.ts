@@ -8,6 +8,7 @@ import { jsonBody } from "../body.js";
 import { chooseDialect, type Dialect, type DialectChoice, type NamePlace } from "../../domain/dialect.js";
 import { queryKeys, splitDestination } from "../destination.js";
 import { keyName } from "../query.js";
+import type { BatchAnswer } from "../schemas/publish.js";
 import { publishedView } from "./publish.js";
 
 type HeaderValues = Record<string, string | string[]>;
@@ -109,7 +110,7 @@ export function batchRoutes(app: FastifyInstance, services: Services): void {
     const outcomes = await publishBatch(services, request.account, items, request.ip, dialect);
     const refused = outcomes.find((o, i) => o instanceof AppError && workflowItem[i]);
     if (refused) throw refused;
-    return outcomes.map((outcome, i) =>
+    return outcomes.map((outcome, i): BatchAnswer[number] =>
       outcome instanceof AppError
         ? { error: outcome.message }
         : publishedView((items[i] as BatchItem).destination, outcome),

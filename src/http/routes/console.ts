@@ -5,6 +5,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
+import type { ServerConfig } from "../schemas/operations.js";
 
 /**
  * The console's page may load only what Ferry itself serves: no inline script, no other origin (docs/console.md).
@@ -67,7 +68,7 @@ export function consoleRoutes(app: FastifyInstance, services: Services): void {
 
   // Public and secret-free: which header prefix, token query key and management path segment the page speaks (the
   // default dialect, FERRY_DIALECT; the server understands both), so the page never hard-codes a dialect.
-  app.get("/console/config.json", async (_request, reply) => {
+  app.get("/console/config.json", async (_request, reply): Promise<ServerConfig> => {
     reply.header("cache-control", "no-cache");
     const dialect = services.dialects.default;
     return {

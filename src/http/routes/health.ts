@@ -5,6 +5,7 @@ import type { Services } from "../../services/context.js";
 import { accountHealth, queueThroughput } from "../../services/health.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, type Query, rejectUnknownKeys, single } from "../query.js";
+import { accountHealthView, queueThroughputView } from "../views/account-overview-view.js";
 
 /**
  * The console's health read-outs (docs/console.md "Health"), Ferry extensions of the messaging API for the token's
@@ -18,12 +19,12 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     if (!isStatsPeriod(period)) {
       throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
     }
-    return accountHealth(services, request.account, period);
+    return accountHealthView(await accountHealth(services, request.account, period));
   });
 
   app.get("/v2/account/queue-throughput", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["minutes"]), request.dialect.tokenQuery);
-    return queueThroughput(services, request.account, intParam(query, "minutes", 1, 60) ?? 5);
+    return queueThroughputView(await queueThroughput(services, request.account, intParam(query, "minutes", 1, 60) ?? 5));
   });
 }

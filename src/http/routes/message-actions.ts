@@ -4,6 +4,7 @@ import { messageActions, replayMessage, retryMessage } from "../../services/mess
 import type { RetryOverrides } from "../../services/republish.js";
 import { configQuery } from "../destination.js";
 import { readable } from "../plugins/auth.js";
+import { messageActionsView, replayed, retriedFromDlq, retriedNow } from "../views/message-actions-view.js";
 import { type Query, rejectUnknownKeys } from "../query.js";
 
 /** No query keys but the token's and the dialect's configuration (`svc-*`), which override the original's. */
@@ -23,21 +24,19 @@ function overrides(request: FastifyRequest): RetryOverrides {
 export function messageActionRoutes(app: FastifyInstance, services: Services): void {
   app.get<{ Params: { id: string } }>("/v2/messages/:id/actions", readable, async (request) => {
     rejectUnknownKeys(request.query as Query, new Set(), request.dialect.tokenQuery);
-    return messageActions(services, request.account, request.params.id);
+    return messageActionsView(await messageActions(services, request.account, request.params.id));
   });
 
   app.post<{ Params: { id: string } }>("/v2/messages/:id/retry", async (request, reply) => {
     const result = await retryMessage(services, request.account, request.params.id, overrides(request));
-    if (result.kind === "deliverNow") return { messageId: result.messageId, action: "deliverNow" };
+    if (result.kind === "deliverNow") return retriedNow(result.messageId);
     reply.status(201);
-    const out: Record<string, unknown> = { messageId: result.messageId, action: "dlqRetry", dlqId: result.dlqId };
-    if (result.deduplicated) out.deduplicated = true;
-    return out;
+    return retriedFromDlq(result);
   });
 
   app.post<{ Params: { id: string } }>("/v2/messages/:id/replay", async (request, reply) => {
     const result = await replayMessage(services, request.account, request.params.id, overrides(request));
     reply.status(201);
-    return { messageId: result.messageId, replayOf: request.params.id };
+    return replayed(result.messageId, request.params.id);
   });
 }

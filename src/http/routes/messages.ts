@@ -17,7 +17,7 @@ import {
   single,
 } from "../query.js";
 import { messageRecord } from "../views/message-view.js";
-import { messageListEntry } from "../views/message-list-view.js";
+import { messageListEntry, messageListPage } from "../views/message-list-view.js";
 import { readable } from "../plugins/auth.js";
 
 const BULK_CANCEL_KEYS = new Set<string>([...MESSAGE_FILTER_KEYS, "count", "cursor"]);
@@ -65,8 +65,10 @@ export function messageRoutes(app: FastifyInstance, services: Services): void {
       p.cursor = cursor;
     }
     const page = await listMessages(services, request.account, p);
-    const messages = page.rows.map((r) => messageListEntry(r, page.now));
-    return page.cursor === undefined ? { messages } : { messages, cursor: page.cursor };
+    return messageListPage(
+      page.rows.map((r) => messageListEntry(r, page.now)),
+      page.cursor,
+    );
   });
 
   app.get<{ Params: { id: string } }>("/v2/messages/:id", readable, async (request) =>

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../services/context.js";
 import { isUrlDestination, type PublishedMessage, publish } from "../../services/publish.js";
 import { rawBody } from "../body.js";
+import type { PublishAnswer, Published } from "../schemas/publish.js";
 import { splitDestination } from "../destination.js";
 
 /** The raw URL after a route prefix such as `/v2/publish/`, matched case-insensitively. */
@@ -15,15 +16,15 @@ export function restAfter(request: FastifyRequest, prefix: RegExp): string {
  * A URL destination answers one object; a URL group a bare array, one element per endpoint (docs/messaging.md
  * "Publish").
  */
-export function publishedView(destination: string, results: PublishedMessage[]) {
-  const view = (r: PublishedMessage) =>
+export function publishedView(destination: string, results: PublishedMessage[]): PublishAnswer {
+  const view = (r: PublishedMessage): Published =>
     r.deduplicated
       ? { messageId: r.messageId, url: r.url, deduplicated: true }
       : { messageId: r.messageId, url: r.url };
   return isUrlDestination(destination) ? view(results[0]!) : results.map(view);
 }
 
-export function sendPublished(reply: FastifyReply, destination: string, results: PublishedMessage[]) {
+export function sendPublished(reply: FastifyReply, destination: string, results: PublishedMessage[]): PublishAnswer {
   const allDuplicates = results.length > 0 && results.every((r) => r.deduplicated);
   reply.status(allDuplicates ? 202 : 200);
   return publishedView(destination, results);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Services } from "../../services/context.js";
 import { errorCatalog } from "../../errors.js";
 import { timerDelay } from "../../domain/timers.js";
+import type { Liveness, Ready } from "../schemas/operations.js";
 
 /** How long /ready waits for the store before it answers 503 (a load balancer's probe must not hang). */
 const STORE_PROBE_TIMEOUT_MS = 2000;
@@ -14,11 +15,11 @@ type Readiness = { ready: true } | { ready: false; reason: string };
  * the store (docs/operations.md).
  */
 export function readinessRoutes(app: FastifyInstance, services: Services): void {
-  app.get("/health", async () => ({ status: "ok" }));
+  app.get("/health", async (): Promise<Liveness> => ({ status: "ok" }));
 
   app.get("/ready", async (_request, reply) => {
     const result = await readiness(services);
-    if (result.ready) return { status: "ready" };
+    if (result.ready) return { status: "ready" } satisfies Ready;
     return reply.status(errorCatalog.unavailable).send({ status: "unavailable", reason: result.reason });
   });
 }

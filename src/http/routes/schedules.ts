@@ -11,6 +11,7 @@ import {
 } from "../../services/schedules.js";
 import { rawBody } from "../body.js";
 import { splitDestination } from "../destination.js";
+import type { ScheduleCreated, ScheduleTriggered } from "../schemas/schedules.js";
 import { scheduleRecord } from "../views/schedule-view.js";
 import { restAfter } from "./publish.js";
 import { readable } from "../plugins/auth.js";
@@ -24,7 +25,7 @@ type IdParams = { Params: { id: string } };
  * name (one segment). The parametric action routes win over the wildcard only on an exact two-segment match.
  */
 export function scheduleRoutes(app: FastifyInstance, services: Services): void {
-  const create = async (request: FastifyRequest) => {
+  const create = async (request: FastifyRequest): Promise<ScheduleCreated> => {
     const { destination, config } = splitDestination(restAfter(request, /^\/v2\/schedules\//i), request.dialect);
     const scheduleId = await createSchedule(services, {
       account: request.account,
@@ -55,7 +56,7 @@ export function scheduleRoutes(app: FastifyInstance, services: Services): void {
   });
 
   // Run now (a Ferry extension, docs/schedules.md "Run now"): the messages of one tick, published at once.
-  app.post<IdParams>("/v2/schedules/:id/trigger", async (request) => ({
+  app.post<IdParams>("/v2/schedules/:id/trigger", async (request): Promise<ScheduleTriggered> => ({
     messages: await triggerSchedule(services, request.account, request.params.id),
   }));
 

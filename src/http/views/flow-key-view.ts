@@ -1,15 +1,5 @@
 import type { FlowKeyMetrics } from "../../services/flow-keys.js";
-
-type Json = Record<string, unknown>;
-
-/**
- * Go `omitempty` style (docs/messaging.md "Wire conventions"), for global parallelism only: zero numbers are left out,
- * as the hosted service does.
- */
-function putNonZero(out: Json, key: string, value: number | boolean | undefined): void {
-  if (value === undefined || value === 0 || value === false) return;
-  out[key] = value;
-}
+import type { FlowKey, GlobalParallelism } from "../schemas/flow-control.js";
 
 /**
  * One flow-control key (docs/flow-control.md): `ratePeriod` in seconds, `ratePeriodStart` in unix seconds. Unlike the
@@ -17,7 +7,7 @@ function putNonZero(out: Json, key: string, value: number | boolean | undefined)
  * `isPaused === false` or `typeof waitListSize === "number"` without defaults. An unset limit is 0, and so is the start
  * of a window that is not running.
  */
-export function flowKeyRecord(m: FlowKeyMetrics): Json {
+export function flowKeyRecord(m: FlowKeyMetrics): FlowKey {
   return {
     flowControlKey: m.key,
     waitListSize: m.waitListSize,
@@ -33,10 +23,13 @@ export function flowKeyRecord(m: FlowKeyMetrics): Json {
   };
 }
 
-/** `GET /v2/globalParallelism`; `parallelismCount` is omitted when 0, as the hosted service does. */
-export function globalParallelismRecord(g: { parallelismMax: number; parallelismCount: number }): Json {
-  const out: Json = {};
-  putNonZero(out, "parallelismMax", g.parallelismMax);
-  putNonZero(out, "parallelismCount", g.parallelismCount);
+/**
+ * `GET /v2/globalParallelism`: Go `omitempty` style (docs/messaging.md "Wire conventions"), zero numbers are left
+ * out, as the hosted service does.
+ */
+export function globalParallelismRecord(g: { parallelismMax: number; parallelismCount: number }): GlobalParallelism {
+  const out: GlobalParallelism = {};
+  if (g.parallelismMax !== 0) out.parallelismMax = g.parallelismMax;
+  if (g.parallelismCount !== 0) out.parallelismCount = g.parallelismCount;
   return out;
 }

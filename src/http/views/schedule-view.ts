@@ -1,15 +1,16 @@
 import { redactedValue, redactHeaders } from "../../domain/redact.js";
 import type { ScheduleWithStates } from "../../domain/schedule.js";
-import { put, putBody } from "./message-view.js";
+import type { Schedule } from "../schemas/schedules.js";
+import { putBodyPresent, putPresent as put } from "./put-present.js";
 
 /**
  * The Schedule record (docs/schedules.md "Schedule record"). Required keys are always present (`scheduleId`, `cron`,
  * `createdAt`, `destination`, `method`, `isPaused`, and `retries`, which the Python parser needs); every other key is
  * omitted when zero-valued, as the reference service does (a schedule overwritten without a body has no `body` key).
  */
-export function scheduleRecord(s: ScheduleWithStates): Record<string, unknown> {
+export function scheduleRecord(s: ScheduleWithStates): Schedule {
   const spec = s.spec;
-  const out: Record<string, unknown> = {
+  const out: Schedule = {
     scheduleId: s.id,
     cron: s.cron,
     createdAt: s.createdAt,
@@ -20,7 +21,7 @@ export function scheduleRecord(s: ScheduleWithStates): Record<string, unknown> {
   };
   put(out, "header", spec.redact ? redactHeaders(spec.headers, spec.redact) : spec.headers);
   if (spec.redact?.body && s.body !== undefined) out.body = redactedValue(s.body);
-  else putBody(out, "body", s.body);
+  else putBodyPresent(out, s.body);
   if (s.delayMs > 0) out.delay = Math.floor(s.delayMs / 1000);
   if (spec.timeoutMs !== undefined && spec.timeoutMs > 0) out.timeout = Math.floor(spec.timeoutMs / 1000);
   if (spec.callback) {
