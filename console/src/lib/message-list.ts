@@ -33,21 +33,11 @@ export const FILTER_KEYS = Object.keys(API_KEY) as (keyof MessageFilters)[];
 
 export const noMessageFilters: MessageFilters = { id: "", state: "", label: "", url: "", group: "", queue: "", schedule: "" };
 
-/** The list states (the API's), in the order a message goes through them. */
-export const LIST_STATES = [
-  "CREATED",
-  "DELAYED",
-  "QUEUED",
-  "FLOW_CONTROL",
-  "ACTIVE",
-  "RETRY",
-  "DELIVERED",
-  "FAILED",
-  "CANCELED",
-] as const;
-
-/** What a cancel still reaches: a message that has not ended. */
-export const CANCELLABLE_STATES: readonly string[] = ["CREATED", "DELAYED", "QUEUED", "FLOW_CONTROL", "ACTIVE", "RETRY"];
+/**
+ * The list states (the API's), in the order a message goes through them, and what a cancel still reaches (a message
+ * that has not ended): the server's own lists (src/domain/message-list-state.ts), bundled into the page.
+ */
+export { CANCELLABLE_LIST_STATES as CANCELLABLE_STATES, MESSAGE_LIST_STATES as LIST_STATES } from "../../../src/domain/message-list-state.js";
 
 /** What a bulk retry retries: a failed message's DLQ entry (the others are on their way, or have nothing to retry). */
 export const RETRYABLE_STATES: readonly string[] = ["FAILED"];

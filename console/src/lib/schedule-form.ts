@@ -1,11 +1,11 @@
 import { emptyPublishForm, type PublishForm } from "./publish-request.js";
-import type { ScheduleDetails } from "./types.js";
+import type { Schedule } from "./types.js";
 
 /**
  * A schedule's record as the form that created it, for "Edit": saving sends the form again with the schedule's id
  * (`<prefix>Schedule-Id`), which overwrites every field of that schedule (docs/schedules.md "Overwrite").
  */
-export function scheduleToForm(s: ScheduleDetails): PublishForm {
+export function scheduleToForm(s: Schedule): PublishForm {
   const form: PublishForm = { ...emptyPublishForm(), cron: s.cron, destination: s.destination, method: s.method };
   form.contentType = "";
   for (const [name, values] of Object.entries(s.header ?? {})) {
@@ -31,7 +31,7 @@ export function scheduleToForm(s: ScheduleDetails): PublishForm {
 }
 
 /** What "Edit" cannot carry over: the console's form has no field for it, so saving would drop it. */
-export function scheduleEditLosses(s: ScheduleDetails): string[] {
+export function scheduleEditLosses(s: Schedule): string[] {
   const lost: string[] = [];
   if (s.bodyBase64 !== undefined) lost.push("its binary body");
   if (s.callbackHeader || s.failureCallbackHeader) lost.push("its callback headers");

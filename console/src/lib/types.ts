@@ -1,26 +1,5 @@
 /** Shapes of Ferry's API answers the console reads (docs/console.md lists the routes). */
 
-export interface ServerConfig {
-  dialect: "neutral" | "upstash";
-  headerPrefix: string;
-  tokenQuery: string;
-  managementSegment: string;
-  fixedPlanPrefix: string;
-  version: string;
-}
-
-export type Limits = Record<string, number>;
-
-export interface AccountOverview {
-  accountId: string;
-  plan: string;
-  readOnly: boolean;
-  limits: Limits;
-  quota: { used: number; limit: number | null; resetsAt: number };
-  inFlight: number;
-  dlqSize: number;
-}
-
 export interface ManagementAccount {
   id: string;
   token: string;
@@ -109,67 +88,22 @@ export interface FailureCause {
   error?: string;
 }
 
-/** What retry and replay would do for a message (`GET /v2/messages/{id}/actions`), and its replay links. */
-export type ActionPlan =
-  | { allowed: true; kind?: "dlq" | "deliverNow"; dlqId?: string; dueAt?: number }
-  | { allowed: false; reason: string };
-
-export interface MessageActions {
-  messageId: string;
-  state?: string;
-  retry: ActionPlan;
-  replay: ActionPlan;
-  replayOf?: string;
-  replays: { messageId: string; createdAt: number }[];
-}
-
-export interface Schedule {
-  scheduleId: string;
-  cron: string;
-  createdAt: number;
-  destination: string;
-  method: string;
-  isPaused: boolean;
-  retries: number;
-  header?: Headers;
-  body?: string;
-  delay?: number;
-  queueName?: string;
-  labels?: string[];
-  lastScheduleTime?: number;
-  nextScheduleTime?: number;
-  lastScheduleStates?: Record<string, string>;
-  error?: string;
-}
-
 // Wire shapes come from the server's schemas (src/http/schemas/, docs/architecture.md "Wire shapes").
 export type { Queue, Topic } from "../../../src/http/schemas/groups-queues.js";
 export type { SigningKeys } from "../../../src/http/schemas/keys.js";
-
-export interface FlowKey {
-  flowControlKey: string;
-  waitListSize?: number;
-  parallelismMax?: number;
-  parallelismCount?: number;
-  rateMax?: number;
-  rateCount?: number;
-  ratePeriod?: number;
-  ratePeriodStart?: number;
-  isPaused?: boolean;
-  isPinnedParallelism?: boolean;
-  isPinnedRate?: boolean;
-}
-
-export interface Point {
-  x: string;
-  y: number;
-}
-
-export interface UsageStats {
-  daily_used: Point[];
-  daily_msgsvc_messages: { id: string; data_points: Point[] }[];
-  dlq_message_count: number;
-}
+export type {
+  AccountHealth,
+  AccountOverview,
+  Limits,
+  Point,
+  QueueThroughput,
+  UsageStats,
+} from "../../../src/http/schemas/account.js";
+export type { FlowKey } from "../../../src/http/schemas/flow-control.js";
+export type { ActionPlan, MessageActions } from "../../../src/http/schemas/message-actions.js";
+export type { MessageListEntry, MessageListPage } from "../../../src/http/schemas/message-list.js";
+export type { ServerConfig } from "../../../src/http/schemas/operations.js";
+export type { Schedule, ScheduleTriggered } from "../../../src/http/schemas/schedules.js";
 
 /** One step of a run as `GET /v2/workflows/events` answers it (docs/workflows.md, the contract's §6.9). */
 export interface WorkflowStep {
@@ -230,74 +164,3 @@ export interface WorkflowDlqEntry extends DlqEntry {
   failureCallbackInfo?: { state?: string; responseStatus?: number };
 }
 
-/** One entry of `GET /v2/messages` (docs/messaging.md "Listing messages"): a message's current state, no body. */
-export interface MessageListEntry {
-  messageId: string;
-  state: string;
-  /** FLOW_CONTROL only: what holds it. */
-  waitReason?: "flowControlKey" | "globalParallelism";
-  url: string;
-  topicName?: string;
-  endpointName?: string;
-  queueName?: string;
-  scheduleId?: string;
-  flowControlKey?: string;
-  labels?: string[];
-  attempts: number;
-  lastResponseStatus?: number;
-  nextDeliveryTime?: number;
-  cancelRequested?: boolean;
-  createdAt: number;
-  firstAttemptAt?: number;
-  finishedAt?: number;
-  kind?: "callback" | "failureCallback";
-  parentMessageId?: string;
-  bodySize: number;
-}
-
-/** `GET /v2/account/health?period=…` (docs/console.md "Health"). */
-export interface AccountHealth {
-  period: string;
-  from: number;
-  to: number;
-  delivered: number;
-  failed: number;
-  successRate: number | null;
-  latency: { p50: number | null; p99: number | null; sample: number; sampleCapped: boolean };
-  destinations: {
-    url: string;
-    failedAttempts: number;
-    failedMessages: number;
-    lastError: { time: number; messageId: string; error: string; status?: number; bodyStart?: string };
-  }[];
-  destinationsCapped: boolean;
-}
-
-/** `GET /v2/account/queue-throughput?minutes=…` (docs/console.md "Queues"). */
-export interface QueueThroughput {
-  minutes: number;
-  from: number;
-  to: number;
-  queues: { queueName: string; delivered: number; perMinute: number }[];
-  capped: boolean;
-}
-
-/** `POST /v2/schedules/:id/trigger` (docs/schedules.md "Run now"). */
-export interface ScheduleTriggered {
-  messages: { messageId: string; url: string }[];
-}
-
-/** The Schedule record's optional keys the edit form reads (docs/schedules.md "Schedule record"). */
-export interface ScheduleDetails extends Schedule {
-  bodyBase64?: string;
-  timeout?: number;
-  callback?: string;
-  failureCallback?: string;
-  callbackHeader?: Headers;
-  failureCallbackHeader?: Headers;
-  flowControlKey?: string;
-  parallelism?: number;
-  rate?: number;
-  period?: number;
-  retryDelayExpression?: string;
-}

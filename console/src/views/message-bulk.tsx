@@ -8,7 +8,7 @@ import {
   splitSelection,
   statesWithin,
 } from "../lib/message-list";
-import type { MessageListEntry } from "../lib/types";
+import type { MessageListEntry, MessageListPage } from "../lib/types";
 import { useState } from "preact/hooks";
 import { useApp } from "../lib/app-context";
 import { useConfirm, WriteButton } from "../components/ui";
@@ -34,7 +34,7 @@ async function matchingIds(
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let call = 0; call < LIST_CALLS; call++) {
-    const page = await api.get<{ messages: MessageListEntry[]; cursor?: string }>("/v2/messages", {
+    const page = await api.get<MessageListPage>("/v2/messages", {
       query: { ...messageListQuery(filters), state: states.join(","), count: LIST_PAGE, cursor },
     });
     ids.push(...page.messages.map((m) => m.messageId));

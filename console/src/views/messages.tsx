@@ -8,7 +8,7 @@ import {
   shortUrl,
   stateDetail,
 } from "../lib/message-list";
-import type { MessageListEntry } from "../lib/types";
+import type { MessageListEntry, MessageListPage } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import { SelectAllBox, SelectBox, useSelection } from "../components/selection";
 import { Empty, ListStatus, PageHead, Pager, StateBadge, Time, usePager } from "../components/ui";
@@ -30,7 +30,7 @@ export function Messages({ query }: { query: URLSearchParams }) {
   const selection = useSelection();
   const list = useAsync(
     () =>
-      api.get<{ messages: MessageListEntry[]; cursor?: string }>("/v2/messages", {
+      api.get<MessageListPage>("/v2/messages", {
         query: { ...messageListQuery(filters), count: PAGE, cursor: pager.cursor },
       }),
     [api, query.toString(), pager.cursor],

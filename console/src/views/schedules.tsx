@@ -6,7 +6,7 @@ import { cronWords } from "../lib/cron-words";
 import { buildPublishRequest, emptyPublishForm, type PublishForm } from "../lib/publish-request";
 import { href } from "../lib/router";
 import { scheduleEditLosses, scheduleToForm } from "../lib/schedule-form";
-import type { ScheduleDetails, ScheduleTriggered } from "../lib/types";
+import type { Schedule, ScheduleTriggered } from "../lib/types";
 import { relative, utcTime } from "../lib/format";
 import { tableTime } from "../lib/when";
 import { PauseDeleteActions } from "../components/pause-delete-actions";
@@ -42,12 +42,12 @@ export function Schedules() {
   const { api } = useApp();
   const action = useAction();
   const confirm = useConfirm();
-  const [editing, setEditing] = useState<{ schedule?: ScheduleDetails }>();
-  const list = useAsync(() => api.get<ScheduleDetails[]>("/v2/schedules"), [api]);
+  const [editing, setEditing] = useState<{ schedule?: Schedule }>();
+  const list = useAsync(() => api.get<Schedule[]>("/v2/schedules"), [api]);
   const reload = () => list.reload(true);
   const schedules = [...(list.data ?? [])].sort((a, b) => b.createdAt - a.createdAt);
 
-  const runNow = (s: ScheduleDetails) =>
+  const runNow = (s: Schedule) =>
     action.run(async () => {
       const res = await api.post<ScheduleTriggered>(`/v2/schedules/${enc(s.scheduleId)}/trigger`);
       return res.messages;
@@ -163,7 +163,7 @@ export function Schedules() {
  * A new schedule, or an existing one to edit: saving an edit sends the whole form again with the schedule's id,
  * which the API takes as an overwrite of every field (docs/schedules.md "Overwrite").
  */
-function ScheduleForm({ schedule, onSaved }: { schedule?: ScheduleDetails; onSaved: () => void }) {
+function ScheduleForm({ schedule, onSaved }: { schedule?: Schedule; onSaved: () => void }) {
   const { api, config } = useApp();
   const { run, busy } = useAction();
   const [form, setForm] = useState<PublishForm>(() =>
