@@ -30,6 +30,8 @@ describe("GET /v2/account", () => {
       dlqSize: 0,
     });
     expect(empty.json.limits.max_requests_per_day).toBe(1000);
+    // Every plan limit, as the management account record has them (docs/management.md).
+    expect(Object.keys(empty.json.limits)).toHaveLength(22);
     const day = Date.now() - (Date.now() % 86_400_000);
     expect(empty.json.quota.resetsAt).toBe(day + 86_400_000);
 
@@ -70,6 +72,27 @@ describe("GET /v2/account/stats", () => {
       "retried",
       "canceled",
     ]);
+    // Every key of the shape, and money as it is: a fraction of a dollar must not be truncated by the serializer.
+    expect(Object.keys(stats.json).sort()).toEqual(
+      [
+        "days",
+        "daily_requests",
+        "daily_billings",
+        "daily_bandwidths",
+        "daily_used",
+        "daily_used_workflow",
+        "daily_msgsvc_messages",
+        "daily_workflow_messages",
+        "dlq_message_count",
+        "daily_bandwidth_used",
+        "total_monthly_billing",
+      ].sort(),
+    );
+    const month = stats.json.daily_requests.reduce((sum: number, p: { y: number }) => sum + p.y, 0);
+    expect(month).toBeGreaterThanOrEqual(2);
+    // FERRY_PRICE_PER_100K defaults to 1 dollar: each message is a hundred-thousandth of one.
+    expect(stats.json.total_monthly_billing).toBeCloseTo(month / 100_000, 9);
+    expect(stats.json.total_monthly_billing).toBeGreaterThan(0);
     const bad = await server.call("GET", "/v2/account/stats?period=2h");
     expect(bad.status).toBe(400);
     expect(bad.json.error).toContain("period");
@@ -80,7 +103,14 @@ describe("the console's own routes", () => {
   it("/console/config.json names the dialect's header prefix and management segment, without a token", async () => {
     const neutral = await server.call("GET", "/console/config.json", { token: null });
     expect(neutral.status).toBe(200);
-    expect(neutral.json).toMatchObject({ dialect: "neutral", headerPrefix: "Svc-", managementSegment: "msgsvc" });
+    expect(neutral.json).toEqual({
+      dialect: "neutral",
+      headerPrefix: "Svc-",
+      tokenQuery: "svc_token",
+      managementSegment: "msgsvc",
+      fixedPlanPrefix: "msgsvc_fixed",
+      version: server.ferry.services.version,
+    });
     expect(neutral.headers["content-security-policy"]).toContain("default-src 'self'");
 
     const upstash = await startTestServer({ env: { FERRY_DIALECT: "upstash" } });
