@@ -16,6 +16,9 @@ const NOT_JSON: Record<string, string> = {
   "GET /console/*": "the console's static files",
 };
 
+/** Registered by Ferry only while the console's assets are not built; once built, @fastify/static's route is hidden. */
+const UNBUILT_ONLY = new Set<string>(["GET /console/*"]);
+
 /** Routes not converted yet (issue 30 item 1): this list may only shrink. */
 const PENDING = new Set<string>([
   "GET /v2/messages/:id",
@@ -105,7 +108,7 @@ describe("route response schemas", () => {
     const writing = responseWriting(server.ferry.app);
     const done = [...PENDING].filter((r) => writing.get(r) === "typed");
     expect(done, "typed now: remove them from PENDING").toEqual([]);
-    const gone = [...PENDING, ...Object.keys(NOT_JSON)].filter((r) => !writing.has(r));
+    const gone = [...PENDING, ...Object.keys(NOT_JSON)].filter((r) => !writing.has(r) && !UNBUILT_ONLY.has(r));
     expect(gone, "not registered any more").toEqual([]);
   });
 });
