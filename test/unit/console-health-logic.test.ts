@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cronWords } from "../../console/src/lib/cron-words.js";
 import { buildPublishRequest } from "../../console/src/lib/publish-request.js";
 import { scheduleEditLosses, scheduleToForm } from "../../console/src/lib/schedule-form.js";
-import type { ScheduleDetails } from "../../console/src/lib/types.js";
+import type { Schedule } from "../../console/src/lib/types.js";
 import { durationText, percentText, tableTime } from "../../console/src/lib/when.js";
 import { BODY_START_BYTES, failureCause, percentile, successRate } from "../../src/domain/health.js";
 
@@ -80,7 +80,7 @@ describe("health arithmetic", () => {
 
 /** Edit: a schedule's record back into the form that sends the same request (console/src/lib/schedule-form.ts). */
 describe("a schedule as its form", () => {
-  const record: ScheduleDetails = {
+  const record: Schedule = {
     scheduleId: "nightly",
     cron: "CRON_TZ=Europe/Berlin 0 3 * * *",
     createdAt: 1,
