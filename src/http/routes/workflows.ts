@@ -23,6 +23,7 @@ import { jsonBody, rawBody } from "../body.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, multi, type Query, single } from "../query.js";
 import { historyView, runLogView, waiterView } from "../views/workflow-view.js";
+import type { Notified, RunRef, WorkflowAck, WorkflowRunPage } from "../schemas/workflows.js";
 
 /** `fromDate`/`toDate` and the like: unix ms. */
 function msParam(query: Query, key: string): number | undefined {
@@ -81,7 +82,8 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return historyView(await services.store.workflowHistory({ accountId: request.account.id, runId }));
   });
 
-  app.delete<{ Params: { id: string }; Querystring: Query }>("/v2/workflows/runs/:id", async (request, reply) => {
+  type EndRun = { Params: { id: string }; Querystring: Query };
+  app.delete<EndRun>("/v2/workflows/runs/:id", async (request, reply): Promise<WorkflowAck> => {
     const runId = runIdParam(request.params.id);
     const cancelRaw = single(request.query, "cancel") ?? "false";
     if (cancelRaw !== "true" && cancelRaw !== "false") throw invalidField("cancel", `"${cancelRaw}" must be true or false`);
@@ -97,16 +99,17 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return { cancelled: await cancelRuns(services, request.account, filter, count) };
   });
 
-  app.post<{ Params: { eventId: string } }>("/v2/wait/:eventId", async (request) => {
+  app.post<{ Params: { eventId: string } }>("/v2/wait/:eventId", async (request): Promise<WorkflowAck> => {
     const eventId = eventIdParam(request.params.eventId);
     const wait = parseWaitRequest(jsonBody(request));
     await waitForEvent(services, request.account, eventId, { headers: request.headers, query: new Map() }, wait, request.dialect);
     return {};
   });
 
-  const notifyHandler = async (account: Parameters<typeof notify>[1], eventId: string, data: Buffer, runId?: string) => {
+  type Account = Parameters<typeof notify>[1];
+  const notifyHandler = async (account: Account, eventId: string, data: Buffer, runId?: string) => {
     const results = await notify(services, account, eventId, data, runId);
-    return results.map((r) => ({ waiter: waiterView(r.waiter), messageId: r.messageId }));
+    return results.map((r): Notified => ({ waiter: waiterView(r.waiter), messageId: r.messageId }));
   };
   app.post<{ Params: { eventId: string } }>("/v2/notify/:eventId", async (request) =>
     notifyHandler(request.account, eventIdParam(request.params.eventId), rawBody(request)),
@@ -126,7 +129,7 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return waiters.map(waiterView);
   });
 
-  app.get<{ Querystring: Query }>("/v2/workflows/events", readable, async (request) => {
+  app.get<{ Querystring: Query }>("/v2/workflows/events", readable, async (request): Promise<WorkflowRunPage> => {
     const count = intParam(request.query, "count", 1, 100) ?? 10;
     const cursor = single(request.query, "cursor");
     if (cursor !== undefined && cursor !== "" && !/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor`);
@@ -198,7 +201,7 @@ export function workflowDlqRoutes(app: FastifyInstance, services: Services): voi
     return { deleted };
   });
 
-  app.post("/v2/trigger/*", async (request) => {
+  app.post("/v2/trigger/*", async (request): Promise<RunRef> => {
     const { destination, config } = splitDestination(restAfter(request, /^\/v2\/trigger\//i), request.dialect);
     const d = request.dialect;
     const runId = `wfr_${ulid(services.clock.now())}`;
