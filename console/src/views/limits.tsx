@@ -2,7 +2,7 @@ import { bytes, count } from "../lib/format";
 import type { Limits } from "../lib/types";
 
 /** The limits an operator looks for first, readable; the rest as the API names them. */
-const SHOWN: [string, string, (n: number) => string][] = [
+const SHOWN: [keyof Limits, string, (n: number) => string][] = [
   ["max_requests_per_day", "Requests per day", count],
   ["max_requests_per_second", "Requests per second", count],
   ["max_message_size", "Message size", bytes],
