@@ -23,7 +23,16 @@ import { jsonBody, rawBody } from "../body.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, multi, type Query, single } from "../query.js";
 import { historyView, runLogView, waiterView } from "../views/workflow-view.js";
-import type { Notified, RunRef, WorkflowAck, WorkflowRunPage } from "../schemas/workflows.js";
+import type {
+  HookReceived,
+  Notified,
+  RunRef,
+  RunRefs,
+  RunsCancelled,
+  WorkflowAck,
+  WorkflowDlqDeleted,
+  WorkflowRunPage,
+} from "../schemas/workflows.js";
 
 /** `fromDate`/`toDate` and the like: unix ms. */
 function msParam(query: Query, key: string): number | undefined {
@@ -93,7 +102,7 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return {};
   });
 
-  app.delete<{ Querystring: Query }>("/v2/workflows/runs", async (request) => {
+  app.delete<{ Querystring: Query }>("/v2/workflows/runs", async (request): Promise<RunsCancelled> => {
     const count = intParam(request.query, "count", 1, 10_000) ?? 100;
     const filter = runFilterFromQuery(request.query);
     return { cancelled: await cancelRuns(services, request.account, filter, count) };
@@ -175,26 +184,27 @@ export function workflowDlqRoutes(app: FastifyInstance, services: Services): voi
     return filter;
   };
   for (const mode of ["resume", "restart"] as const) {
-    app.post<{ Querystring: Query }>(`/v2/workflows/dlq/${mode}`, async (request) => {
+    app.post<{ Querystring: Query }>(`/v2/workflows/dlq/${mode}`, async (request): Promise<RunRefs> => {
       const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() }, request.dialect);
       const count = intParam(request.query, "count", 1, 100) ?? 100;
       return rerunManyFromDlq(services, request.account, dlqFilterOf(request.query), count, mode, overrides);
     });
-    app.post<{ Params: { dlqId: string } }>(`/v2/workflows/dlq/${mode}/:dlqId`, async (request) => {
+    app.post<{ Params: { dlqId: string } }>(`/v2/workflows/dlq/${mode}/:dlqId`, async (request): Promise<RunRefs> => {
       const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() }, request.dialect);
       const run = await rerunFromDlq(services, request.account, request.params.dlqId, mode, overrides);
       return { workflowRuns: [run] };
     });
   }
-  app.post<{ Params: { dlqId: string } }>("/v2/workflows/dlq/callback/:dlqId", async (request) =>
+  app.post<{ Params: { dlqId: string } }>("/v2/workflows/dlq/callback/:dlqId", async (request): Promise<RunRef> =>
     retryFailureCallback(services, request.account, request.params.dlqId),
   );
-  app.delete<{ Querystring: Query }>("/v2/workflows/dlq", async (request) => {
+  app.delete<{ Querystring: Query }>("/v2/workflows/dlq", async (request): Promise<WorkflowDlqDeleted> => {
     const filter = { ...dlqFilterOf(request.query), workflowOnly: true };
     const count = intParam(request.query, "count", 1, 10_000);
     return services.store.dlqDelete({ accountId: request.account.id, filter, ...(count !== undefined ? { count } : {}) });
   });
-  app.delete<{ Params: { dlqId: string } }>("/v2/workflows/dlq/:dlqId", async (request) => {
+  type OneEntry = { Params: { dlqId: string } };
+  app.delete<OneEntry>("/v2/workflows/dlq/:dlqId", async (request): Promise<WorkflowDlqDeleted> => {
     const filter = { dlqIds: [request.params.dlqId], workflowOnly: true };
     const { deleted } = await services.store.dlqDelete({ accountId: request.account.id, filter });
     if (deleted === 0) throw notFound(`workflow dlq message ${request.params.dlqId}`);
@@ -235,7 +245,7 @@ export function workflowHookRoutes(app: FastifyInstance, services: Services): vo
     app.route<{ Params: { userId: string; runId: string; eventId: string } }>({
       method,
       url: "/v2/workflows/hooks/:userId/:runId/:eventId",
-      handler: async (request) => {
+      handler: async (request): Promise<HookReceived> => {
       const account = await hookAccount(services, decodeURIComponent(request.params.userId));
       if (!account) throw notFound(`webhook user ${request.params.userId}`);
       const runId = runIdParam(request.params.runId);

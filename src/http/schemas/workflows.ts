@@ -34,6 +34,7 @@ export type Notified = Static<typeof Notified>;
 
 /** E6: how many started runs were cancelled. */
 export const RunsCancelled = Type.Object({ cancelled: Type.Integer() });
+export type RunsCancelled = Static<typeof RunsCancelled>;
 
 /** A run a call started: E13 (in `workflowRuns`), E14, E17. */
 export const RunRef = Type.Object({ workflowRunId: Type.String(), workflowCreatedAt: UnixMs });
@@ -41,12 +42,15 @@ export type RunRef = Static<typeof RunRef>;
 
 /** E13: the runs DLQ resume or restart started; `cursor` when more entries match. */
 export const RunRefs = Type.Object({ workflowRuns: Type.Array(RunRef), cursor: Type.Optional(Type.String()) });
+export type RunRefs = Static<typeof RunRefs>;
 
 /** E15 (and the delete of one entry): how many workflow DLQ entries were deleted; `cursor` when more match. */
 export const WorkflowDlqDeleted = Type.Object({ deleted: Type.Integer(), cursor: Type.Optional(Type.String()) });
+export type WorkflowDlqDeleted = Static<typeof WorkflowDlqDeleted>;
 
 /** E16: how many waits of the run the webhook call resolved (0: kept for a later wait, docs/workflows.md). */
 export const HookReceived = Type.Object({ notified: Type.Integer() });
+export type HookReceived = Static<typeof HookReceived>;
 
 /** A failed attempt of a step message or of the failure callback (the SDK's `StepError`). */
 export const StepError = Type.Object({
