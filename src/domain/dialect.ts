@@ -22,7 +22,7 @@ export interface Dialect {
   /** Management path segment: `msgsvc` in `/v2/msgsvc/...`. */
   readonly managementSegment: string;
   /** Partner e-mail field of search indexes. */
-  readonly partnerEmailField: string;
+  readonly partnerEmailField: "partner_email" | "vercel_email";
   /** JWT issuer of Svc-Signature. */
   readonly issuer: string;
   /** User-Agent of deliveries and callbacks. */

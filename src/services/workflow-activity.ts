@@ -39,9 +39,24 @@ export interface FailureCallbackInfo {
   responseHeaders?: Record<string, string[]>;
 }
 
+/** The logs' `failureFunction` block of a failed run that sent a failure callback (docs/workflows.md "Run logs"). */
+export interface FailureFunction {
+  messageId: string;
+  url: string;
+  state: CallbackState;
+  failStatus: number;
+  failResponse: string;
+  failHeaders: Record<string, string[]>;
+  dlqId: string;
+  errors: StepError[];
+  responseStatus: number;
+  responseBody: string;
+  responseHeaders: Record<string, string[]>;
+}
+
 export interface RunActivity {
   next: NextStep[];
-  failureFunction?: Record<string, unknown>;
+  failureFunction?: FailureFunction;
 }
 
 /** Each message's entries, oldest first. */

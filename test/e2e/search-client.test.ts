@@ -63,6 +63,9 @@ describe("search through the official client", () => {
     expect(exact[0]?.content).toEqual(documents()[1]!.content);
     expect(exact[0]?.metadata).toEqual({ category: "blue", price: 1, active: false });
     for (let i = 1; i < exact.length; i++) expect(exact[i - 1]!.score).toBeGreaterThanOrEqual(exact[i]!.score);
+    // Scores are fractions in [0, 1] on the wire, never cut to integers (src/http/schemas/search.ts).
+    expect(exact.every((h) => h.score >= 0 && h.score <= 1)).toBe(true);
+    expect(exact.some((h) => h.score > 0 && h.score < 1)).toBe(true);
 
     const typo = await docs.search({ query: "astronmy telescpe", limit: 3 });
     expect(typo.map((h) => h.id)).toContain("doc-007");

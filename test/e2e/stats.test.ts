@@ -52,8 +52,9 @@ function expected(length: number, values: Record<number, number>): number[] {
 }
 
 beforeAll(async () => {
-  // 50,000 dollars per 100k messages: half a dollar per message keeps the billing sums exact.
-  server = await startTestServer({ env: { ...adminEnv, FERRY_PRICE_PER_100K: "50000" }, clock });
+  // 25,000 dollars per 100k messages: a quarter dollar per message keeps the billing sums exact in binary, and
+  // fractional, so an answer that cut them to integers (the wire shape's `Number`, src/http/schemas/management.ts) fails.
+  server = await startTestServer({ env: { ...adminEnv, FERRY_PRICE_PER_100K: "25000" }, clock });
   receiver = await Receiver.start();
   accountId = server.ferry.bootstrap.account.id;
 
@@ -156,8 +157,8 @@ describe("usage statistics, 1h", () => {
   });
 
   it("bills the configured price per 100k messages and counts the dead letter queue", () => {
-    expect(ys(stats.daily_billings)).toEqual(expected(31, { 13: 2, 14: 3 }));
-    expect(stats.total_monthly_billing).toBe(5);
+    expect(ys(stats.daily_billings)).toEqual(expected(31, { 13: 1, 14: 1.5 }));
+    expect(stats.total_monthly_billing).toBe(2.5);
     expect(stats.dlq_message_count).toBe(2);
   });
 });

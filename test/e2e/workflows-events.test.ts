@@ -59,6 +59,14 @@ describe("workflow events with the official SDK", () => {
     expect(notified[0]!.messageId).toMatch(/^msg_/);
     const run = await ended(workflowRunId);
     expect(JSON.parse(run.workflowRunResponse!)).toEqual({ data: { paid: true }, timeout: false, lateTimeout: true });
+    // The logs show the wait steps the server built (contract §6.4), every field through the wire shape.
+    const steps = run.steps.flatMap((g): Record<string, unknown>[] => g.steps);
+    const waits = steps.filter((s) => s.stepType === "Wait");
+    expect(waits).toMatchObject([
+      { stepName: "wait", waitEventId: "order-42", timeout: "1h", waitTimeout: false },
+      { stepName: "late", waitEventId: "never", timeout: "1s", waitTimeout: true },
+    ]);
+    expect(JSON.parse(Buffer.from(waits[0]!.out as string, "base64").toString("utf8"))).toEqual({ paid: true });
     expect(await client.getWaiters({ eventId: "order-42" })).toEqual([]);
     // Nobody waits any more: a notify reaches no one.
     expect(await client.notify({ eventId: "order-42", eventData: "again" })).toEqual([]);

@@ -73,6 +73,21 @@ describe("workflows with the official SDK", () => {
     });
     expect(seen).toEqual(["double"]);
     expect(run.label).toBe("first-run");
+    // The logs carry the fields of the SDK's step JSON, each through the wire shape (src/http/schemas/workflows.ts).
+    // A parallel group's results are in the order they were published.
+    expect(run.steps.map((g) => [g.type, g.steps.map((s) => s.stepName).sort()])).toEqual([
+      ["sequential", ["init"]],
+      ["sequential", ["double"]],
+      ["sequential", ["nap"]],
+      ["parallel", ["plus-one", "plus-two"]],
+      ["sequential", ["call"]],
+    ]);
+    const steps = run.steps.flatMap((g): Record<string, unknown>[] => g.steps);
+    const step = (name: string) => steps.find((s) => s.stepName === name);
+    expect(step("double")).toMatchObject({ stepId: 1, stepType: "Run", callType: "step", out: "10", concurrent: 1 });
+    expect(step("nap")).toMatchObject({ stepId: 2, stepType: "SleepFor", sleepFor: 1, state: "STEP_SUCCESS" });
+    expect(step("plus-one")).toMatchObject({ stepType: "Run", out: "11", concurrent: 2 });
+    expect(JSON.parse(step("call")!.out as string)).toMatchObject({ status: 200 });
     // Every call of the endpoint succeeded (the SDK answers 500 on a malformed delivery).
     expect(app.calls.filter((c) => c.status >= 300)).toEqual([]);
   });

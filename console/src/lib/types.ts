@@ -1,17 +1,5 @@
 /** Shapes of Ferry's API answers the console reads (docs/console.md lists the routes). */
 
-export interface ManagementAccount {
-  id: string;
-  token: string;
-  read_only_token?: string;
-  state: string;
-  active: boolean;
-  type: string;
-  reserved_type: string;
-  creation_time: number;
-  region: string;
-}
-
 export type Headers = Record<string, string[]>;
 
 export interface LogEntry {
@@ -104,58 +92,13 @@ export type { ActionPlan, MessageActions } from "../../../src/http/schemas/messa
 export type { MessageListEntry, MessageListPage } from "../../../src/http/schemas/message-list.js";
 export type { ServerConfig } from "../../../src/http/schemas/operations.js";
 export type { Schedule, ScheduleTriggered } from "../../../src/http/schemas/schedules.js";
+export type { ManagementAccount } from "../../../src/http/schemas/management.js";
+export type { WorkflowRun, WorkflowStep, WorkflowStepGroup } from "../../../src/http/schemas/workflows.js";
 
-/** One step of a run as `GET /v2/workflows/events` answers it (docs/workflows.md, the contract's §6.9). */
-export interface WorkflowStep {
-  stepId?: number;
-  stepName?: string;
-  stepType?: string;
-  callType?: string;
-  messageId?: string;
-  /** The step's result as the SDK published it: JSON text (base64 of the event data for wait steps). */
-  out?: string;
-  concurrent?: number;
-  state?: string;
-  createdAt?: number;
-  sleepFor?: number | string;
-  sleepUntil?: number;
-  callUrl?: string;
-  callMethod?: string;
-  callBody?: string;
-  callHeaders?: Record<string, string[] | string>;
-  callResponseStatus?: number;
-  callResponseBody?: string;
-  callResponseHeaders?: Record<string, string[] | string>;
-  waitEventId?: string;
-  timeout?: string;
-  waitTimeout?: boolean;
-  waitTimeoutDeadline?: number;
-  invokedWorkflowRunId?: string;
-  invokedWorkflowUrl?: string;
-  retries?: number;
-  errors?: { error?: string; body?: string; status?: number; time?: number }[];
-}
-
-export interface WorkflowStepGroup {
-  type: "sequential" | "parallel" | "next";
-  steps: WorkflowStep[];
-}
-
-export interface WorkflowRun {
-  workflowRunId: string;
-  workflowUrl: string;
-  workflowState: string;
-  workflowRunCreatedAt: number;
-  workflowRunCompletedAt?: number;
-  workflowRunResponse?: string;
-  label?: string;
-  dlqId?: string;
-  invoker?: { workflowRunId: string; workflowUrl: string; workflowRunCreatedAt: number };
-  failureFunction?: { state?: string; url?: string; failStatus?: number; failResponse?: string };
-  steps: WorkflowStepGroup[];
-}
-
-/** A workflow DLQ entry (`GET /v2/dlq?source=workflow`): the failed step's message plus its run's fields. */
+/**
+ * A workflow DLQ entry (`GET /v2/dlq?source=workflow`): the failed step's message plus its run's fields. Kept here as
+ * an extension of DlqEntry until the DLQ entry's wire shape lands (src/http/schemas/, issue 30 item 1).
+ */
 export interface WorkflowDlqEntry extends DlqEntry {
   workflowRunId?: string;
   workflowUrl?: string;

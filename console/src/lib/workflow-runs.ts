@@ -116,13 +116,16 @@ export function duration(ms: number): string {
   return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
 }
 
+/** A value the SDK passes through as the caller's own JSON (a call's body): text as is, anything else as JSON. */
+export function jsonText(value: unknown): string | undefined {
+  return value === undefined || typeof value === "string" ? value : JSON.stringify(value);
+}
+
 /** A `context.call` result step's `out`: the third party's answer `{status, body, header}`. */
 export function callResult(step: WorkflowStep): { status?: number; body?: string; header?: Record<string, string[]> } | undefined {
   if (step.callResponseStatus !== undefined) {
-    return {
-      status: step.callResponseStatus,
-      ...(step.callResponseBody !== undefined ? { body: step.callResponseBody } : {}),
-    };
+    const body = jsonText(step.callResponseBody);
+    return { status: step.callResponseStatus, ...(body !== undefined ? { body } : {}) };
   }
   if (!step.out) return undefined;
   try {

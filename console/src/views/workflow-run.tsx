@@ -6,6 +6,7 @@ import type { WorkflowDlqEntry, WorkflowRun, WorkflowStep } from "../lib/types";
 import { useAsync, useInterval } from "../lib/use-async";
 import {
   callResult,
+  jsonText,
   failedStepName,
   failureMessage,
   duration,
@@ -269,7 +270,7 @@ function StepDetails({ step }: { step: WorkflowStep }) {
           {step.callBody !== undefined && (
             <details>
               <summary>Request body</summary>
-              <BodyView text={step.callBody} name="call-request" />
+              <BodyView text={jsonText(step.callBody)} name="call-request" />
             </details>
           )}
           {result ? (

@@ -1,5 +1,15 @@
 import { AccountOverview, UsageStats } from "../schemas/account.js";
 import { ServerConfig } from "../schemas/operations.js";
+import type { TSchema } from "../schemas/common.js";
+import {
+  SearchDeleted,
+  SearchFetched,
+  SearchHits,
+  SearchInfo,
+  SearchNamespaces,
+  SearchRange,
+  SearchSuccess,
+} from "../schemas/search.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: "object", properties });
@@ -50,12 +60,12 @@ export const consoleDocs: Record<string, RouteDoc> = {
 
 const slug = { slug: "The index's endpoint slug" };
 const named = { ...slug, name: "Namespace" };
-const result: JsonSchema = obj({ result: {} });
+const success: [string, TSchema] = ['"Success"', SearchSuccess];
 
 /** The search data plane (src/http/routes/search-data.ts), each verb on the default namespace or a named one. */
 export function searchDataDocs(): Record<string, RouteDoc> {
   const docs: Record<string, RouteDoc> = {};
-  const add = (method: string, path: string, summary: string, body?: JsonSchema) => {
+  const add = (method: string, path: string, summary: string, answer: [string, TSchema], body?: JsonSchema) => {
     for (const [suffix, params] of [["", slug], ["/:name", named]] as const) {
       docs[`${method} /search/:slug/${path}${suffix}`] = {
         auth: "index",
@@ -63,24 +73,36 @@ export function searchDataDocs(): Record<string, RouteDoc> {
         summary: suffix === "" ? summary : `${summary} (named namespace)`,
         params,
         ...(body ? { body } : {}),
-        responses: { 200: ["Result", result] },
+        responses: { 200: answer },
       };
     }
   };
-  add("POST", "upsert-data", "Upsert documents", { type: "array", items: { type: "object" } });
-  add("POST", "search", "Search", obj({ query: str(), topK: { type: "integer" }, filter: str() }));
-  add("POST", "fetch", "Fetch documents by id", { type: "object" });
-  add("POST", "delete", "Delete documents by id", { type: "object" });
-  add("POST", "range", "Page through documents", obj({ cursor: str(), limit: { type: "integer" } }));
-  add("POST", "reset", "Delete every document of the namespace (?all: every namespace)");
-  add("DELETE", "reset", "Delete every document of the namespace (?all: every namespace)");
+  add("POST", "upsert-data", "Upsert documents", success, { type: "array", items: { type: "object" } });
+  add(
+    "POST",
+    "search",
+    "Search",
+    ["The hits, best first", SearchHits],
+    obj({ query: str(), topK: { type: "integer" }, filter: str() }),
+  );
+  add("POST", "fetch", "Fetch documents by id", ["Documents, null for a missing id", SearchFetched], { type: "object" });
+  add("POST", "delete", "Delete documents by id", ["How many were deleted", SearchDeleted], { type: "object" });
+  add(
+    "POST",
+    "range",
+    "Page through documents",
+    ["A page of documents", SearchRange],
+    obj({ cursor: str(), limit: { type: "integer" } }),
+  );
+  add("POST", "reset", "Delete every document of the namespace (?all: every namespace)", success);
+  add("DELETE", "reset", "Delete every document of the namespace (?all: every namespace)", success);
   for (const method of ["POST", "DELETE"]) {
     docs[`${method} /search/:slug/delete-namespace/:name`] = {
       auth: "index",
       tag: "Search data",
       summary: "Delete a namespace",
       params: named,
-      responses: { 200: ["Result", result] },
+      responses: { 200: success },
     };
   }
   for (const method of ["POST", "GET"]) {
@@ -89,14 +111,14 @@ export function searchDataDocs(): Record<string, RouteDoc> {
       tag: "Search data",
       summary: "List namespaces",
       params: slug,
-      responses: { 200: ["Result", result] },
+      responses: { 200: ["The index names", SearchNamespaces] },
     };
     docs[`${method} /search/:slug/info`] = {
       auth: "index",
       tag: "Search data",
       summary: "Index information (document count, namespaces)",
       params: slug,
-      responses: { 200: ["Result", result] },
+      responses: { 200: ["Counts and size", SearchInfo] },
     };
   }
   return docs;

@@ -1,13 +1,13 @@
 import type { Dialect } from "../../domain/dialect.js";
 import { Liveness, NotReady, Ready } from "../schemas/operations.js";
+import { Type } from "../schemas/common.js";
+import { ManagementAccount as account, Ok, UsageStats as stats } from "../schemas/management.js";
+import { SearchIndexRecord as searchIndex, SearchIndexStats } from "../schemas/search.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
 
 const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: "object", properties });
 const str = (): JsonSchema => ({ type: "string" });
-const account = obj({ id: str(), email: str(), token: str(), password: str(), type: str(), state: str() });
-const ok: [string, JsonSchema] = ["The JSON string \"OK\"", { type: "string", const: "OK" }];
-const searchIndex = obj({ id: str(), name: str(), region: str(), endpoint: str(), token: str() });
-const stats = obj({ total_requests: { type: "number" }, daily_requests: { type: "array", items: {} } });
+const ok: [string, typeof Ok] = ['The JSON string "OK"', Ok];
 const basic = (p: Omit<RouteDoc, "auth">): RouteDoc => ({ ...p, auth: "basic" });
 
 /** Management API routes (HTTP Basic e-mail:api_key), under the running dialect's segment. */
@@ -17,7 +17,7 @@ export function managementDocs(d: Dialect): Record<string, RouteDoc> {
   const tag = "Management: accounts";
   return {
     [`GET ${base}/user`]: basic({ tag, summary: "The caller's default messaging account", responses: { 200: ["Account", account] } }),
-    [`GET ${base}/users`]: basic({ tag, summary: "The caller's messaging accounts", responses: { 200: ["Accounts", { type: "array", items: account }] } }),
+    [`GET ${base}/users`]: basic({ tag, summary: "The caller's messaging accounts", responses: { 200: ["Accounts", Type.Array(account)] } }),
     [`GET ${base}/user/:id`]: basic({ tag, summary: "One messaging account", params: id, responses: { 200: ["Account", account] } }),
     [`POST ${base}/rotate-token/:id`]: basic({ tag, summary: "Rotate an account's token", params: id, responses: { 200: ["Account", account] } }),
     [`POST ${base}/user/rotatetoken`]: basic({ tag, summary: "Rotate the default account's token", responses: { 200: ["Account", account] } }),
@@ -59,7 +59,7 @@ export function managementDocs(d: Dialect): Record<string, RouteDoc> {
     "GET /v2/search": basic({
       tag: "Management: search indexes",
       summary: "List search indexes",
-      responses: { 200: ["Indexes", { type: "array", items: searchIndex }] },
+      responses: { 200: ["Indexes", Type.Array(searchIndex)] },
     }),
     "GET /v2/search/:id": basic({
       tag: "Management: search indexes",
@@ -72,7 +72,7 @@ export function managementDocs(d: Dialect): Record<string, RouteDoc> {
       summary: "Usage statistics of a search index",
       params: { id: "Index id" },
       query: { period: "1h, 3h, 12h, 1d, 3d, 7d or 30d" },
-      responses: { 200: ["Statistics", { type: "object" }] },
+      responses: { 200: ["Statistics", SearchIndexStats] },
     }),
     "DELETE /v2/search/:id": basic({
       tag: "Management: search indexes",

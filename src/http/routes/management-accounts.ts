@@ -17,6 +17,7 @@ import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
 import { type Query, single } from "../query.js";
 import { accountRecord, parsePlanName } from "../views/account-view.js";
+import type { ManagementAccount, UsageStats } from "../schemas/management.js";
 
 type Id = { Params: { id: string } };
 
@@ -48,7 +49,7 @@ export function managementAccountRoutes(app: FastifyInstance, services: Services
  */
 function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect): void {
   const base = `/v2/${dialect.managementSegment}`;
-  const view = (account: Account) => accountRecord(account, dialect, services.plans);
+  const view = (account: Account): ManagementAccount => accountRecord(account, dialect, services.plans);
 
   app.get(`${base}/user`, async (request) => view(await defaultAccountOf(services, request.customer)));
   app.get(`${base}/users`, async (request) => (await listAccounts(services, request.customer)).map(view));
@@ -89,7 +90,7 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
   }
 
   /** `period` ∈ 1h, 3h, 12h, 1d, 3d, 7d, 30d; default 1h. */
-  const stats = async (account: Account, query: Query) => {
+  const stats = async (account: Account, query: Query): Promise<UsageStats> => {
     const period = single(query, "period") ?? "1h";
     if (!isStatsPeriod(period)) {
       throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);

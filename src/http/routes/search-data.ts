@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { indexName } from "../../search/documents.js";
 import type { Services } from "../../services/context.js";
 import { searchDataPlane } from "../../services/search-data.js";
@@ -12,6 +12,15 @@ import {
 } from "../bodies/search-data.js";
 import { searchIndexAuth } from "../plugins/auth.js";
 import { registerErrorHandling } from "../plugins/errors.js";
+import type {
+  SearchDeleted,
+  SearchFetched,
+  SearchHits,
+  SearchInfo,
+  SearchNamespaces,
+  SearchRange,
+  SearchSuccess,
+} from "../schemas/search.js";
 
 /**
  * The document-search API under each search index's endpoint, `/search/<slug>/<route>/<index name>`
@@ -37,34 +46,34 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
     return payload;
   });
   const ns = (request: FastifyRequest<{ Params: Params }>) => indexName(request.params.name);
-  const ok = (reply: FastifyReply, result: unknown) => reply.send({ result });
 
   type R = FastifyRequest<{ Params: Params }>;
-  const both = (path: string, opts: typeof reads, handler: (request: R, reply: FastifyReply) => Promise<unknown>) => {
+  const both = (path: string, opts: typeof reads, handler: (request: R) => Promise<unknown>) => {
     app.post<{ Params: Params }>(path, opts, handler);
     app.post<{ Params: Params }>(`${path}/:name`, opts, handler);
   };
 
-  both("/:slug/upsert-data", writes, async (request, reply) =>
-    ok(reply, await plane.upsert(request.searchIndex, ns(request), parseUpsertBody(jsonBody(request)))),
-  );
-  both("/:slug/search", reads, async (request, reply) =>
-    ok(reply, await plane.search(request.searchIndex, ns(request), parseSearchBody(jsonBody(request)))),
-  );
-  both("/:slug/fetch", reads, async (request, reply) =>
-    ok(reply, await plane.fetch(request.searchIndex, ns(request), parseFetchBody(jsonBody(request)))),
-  );
-  both("/:slug/delete", writes, async (request, reply) =>
-    ok(reply, await plane.delete(request.searchIndex, ns(request), parseDeleteBody(jsonBody(request)))),
-  );
-  both("/:slug/range", reads, async (request, reply) =>
-    ok(reply, await plane.range(request.searchIndex, ns(request), parseRangeBody(jsonBody(request)))),
-  );
+  // Each answer is typed by its wire shape (src/http/schemas/search.ts), through which Fastify writes it.
+  both("/:slug/upsert-data", writes, async (request): Promise<SearchSuccess> => ({
+    result: await plane.upsert(request.searchIndex, ns(request), parseUpsertBody(jsonBody(request))),
+  }));
+  both("/:slug/search", reads, async (request): Promise<SearchHits> => ({
+    result: await plane.search(request.searchIndex, ns(request), parseSearchBody(jsonBody(request))),
+  }));
+  both("/:slug/fetch", reads, async (request): Promise<SearchFetched> => ({
+    result: await plane.fetch(request.searchIndex, ns(request), parseFetchBody(jsonBody(request))),
+  }));
+  both("/:slug/delete", writes, async (request): Promise<SearchDeleted> => ({
+    result: await plane.delete(request.searchIndex, ns(request), parseDeleteBody(jsonBody(request))),
+  }));
+  both("/:slug/range", reads, async (request): Promise<SearchRange> => ({
+    result: await plane.range(request.searchIndex, ns(request), parseRangeBody(jsonBody(request))),
+  }));
 
-  const reset = async (request: R, reply: FastifyReply) => {
+  const reset = async (request: R): Promise<SearchSuccess> => {
     // `/reset?all` (the vector API's verb for every name) clears the whole endpoint.
     const all = request.params.name === undefined && Object.hasOwn(request.query as object, "all");
-    return ok(reply, await plane.reset(request.searchIndex, all ? undefined : ns(request)));
+    return { result: await plane.reset(request.searchIndex, all ? undefined : ns(request)) };
   };
   for (const method of ["POST", "DELETE"] as const) {
     app.route<{ Params: Params }>({ method, url: "/:slug/reset", ...writes, handler: reset });
@@ -73,7 +82,9 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
       method,
       url: "/:slug/delete-namespace/:name",
       ...writes,
-      handler: async (request, reply) => ok(reply, await plane.reset(request.searchIndex, ns(request))),
+      handler: async (request): Promise<SearchSuccess> => ({
+        result: await plane.reset(request.searchIndex, ns(request)),
+      }),
     });
   }
   for (const method of ["POST", "GET"] as const) {
@@ -81,13 +92,15 @@ export function searchDataRoutes(app: FastifyInstance, services: Services): void
       method,
       url: "/:slug/list-namespaces",
       ...reads,
-      handler: async (request, reply) => ok(reply, await plane.listNamespaces(request.searchIndex)),
+      handler: async (request): Promise<SearchNamespaces> => ({
+        result: await plane.listNamespaces(request.searchIndex),
+      }),
     });
     app.route<{ Params: Params }>({
       method,
       url: "/:slug/info",
       ...reads,
-      handler: async (request, reply) => ok(reply, await plane.info(request.searchIndex)),
+      handler: async (request): Promise<SearchInfo> => ({ result: await plane.info(request.searchIndex) }),
     });
   }
 }

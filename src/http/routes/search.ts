@@ -16,6 +16,7 @@ import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
 import { parseSearchIndexCreate, parseSearchIndexRename } from "../bodies/search-indexes.js";
 import { searchIndexRecord } from "../views/search-view.js";
+import type { SearchIndexRecord, SearchIndexStats } from "../schemas/search.js";
 import { sendOk } from "./management-accounts.js";
 
 type Id = { Params: { id: string } };
@@ -26,7 +27,7 @@ const originOf = (request: FastifyRequest) => `${request.protocol}://${request.h
 /** Search indexes (docs/management.md "Search indexes"). */
 export function searchRoutes(app: FastifyInstance, services: Services): void {
   // The partner e-mail field is named in the request's dialect (docs/messaging.md "Dialects").
-  const view = async (request: FastifyRequest, index: SearchIndex) =>
+  const view = async (request: FastifyRequest, index: SearchIndex): Promise<SearchIndexRecord> =>
     searchIndexRecord(index, request.dialect, await searchIndexThroughput(services, index));
 
   app.post("/v2/search", async (request) => {
@@ -39,7 +40,8 @@ export function searchRoutes(app: FastifyInstance, services: Services): void {
   app.get<Id>("/v2/search/:id", async (request) =>
     view(request, await getSearchIndex(services, request.customer, request.params.id)),
   );
-  app.get<Id & { Querystring: { period?: string } }>("/v2/search/:id/stats", async (request) => {
+  type StatsRequest = Id & { Querystring: { period?: string } };
+  app.get<StatsRequest>("/v2/search/:id/stats", async (request): Promise<SearchIndexStats> => {
     const period = request.query.period ?? "1h";
     if (!isStatsPeriod(period)) throw invalidField("period", "must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d");
     return searchIndexStats(services, await getSearchIndex(services, request.customer, request.params.id), period);

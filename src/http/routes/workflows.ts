@@ -23,6 +23,16 @@ import { jsonBody, rawBody } from "../body.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, multi, type Query, single } from "../query.js";
 import { historyView, runLogView, waiterView } from "../views/workflow-view.js";
+import type {
+  HookReceived,
+  Notified,
+  RunRef,
+  RunRefs,
+  RunsCancelled,
+  WorkflowAck,
+  WorkflowDlqDeleted,
+  WorkflowRunPage,
+} from "../schemas/workflows.js";
 
 /** `fromDate`/`toDate` and the like: unix ms. */
 function msParam(query: Query, key: string): number | undefined {
@@ -81,7 +91,8 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return historyView(await services.store.workflowHistory({ accountId: request.account.id, runId }));
   });
 
-  app.delete<{ Params: { id: string }; Querystring: Query }>("/v2/workflows/runs/:id", async (request, reply) => {
+  type EndRun = { Params: { id: string }; Querystring: Query };
+  app.delete<EndRun>("/v2/workflows/runs/:id", async (request, reply): Promise<WorkflowAck> => {
     const runId = runIdParam(request.params.id);
     const cancelRaw = single(request.query, "cancel") ?? "false";
     if (cancelRaw !== "true" && cancelRaw !== "false") throw invalidField("cancel", `"${cancelRaw}" must be true or false`);
@@ -91,22 +102,23 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return {};
   });
 
-  app.delete<{ Querystring: Query }>("/v2/workflows/runs", async (request) => {
+  app.delete<{ Querystring: Query }>("/v2/workflows/runs", async (request): Promise<RunsCancelled> => {
     const count = intParam(request.query, "count", 1, 10_000) ?? 100;
     const filter = runFilterFromQuery(request.query);
     return { cancelled: await cancelRuns(services, request.account, filter, count) };
   });
 
-  app.post<{ Params: { eventId: string } }>("/v2/wait/:eventId", async (request) => {
+  app.post<{ Params: { eventId: string } }>("/v2/wait/:eventId", async (request): Promise<WorkflowAck> => {
     const eventId = eventIdParam(request.params.eventId);
     const wait = parseWaitRequest(jsonBody(request));
     await waitForEvent(services, request.account, eventId, { headers: request.headers, query: new Map() }, wait, request.dialect);
     return {};
   });
 
-  const notifyHandler = async (account: Parameters<typeof notify>[1], eventId: string, data: Buffer, runId?: string) => {
+  type Account = Parameters<typeof notify>[1];
+  const notifyHandler = async (account: Account, eventId: string, data: Buffer, runId?: string) => {
     const results = await notify(services, account, eventId, data, runId);
-    return results.map((r) => ({ waiter: waiterView(r.waiter), messageId: r.messageId }));
+    return results.map((r): Notified => ({ waiter: waiterView(r.waiter), messageId: r.messageId }));
   };
   app.post<{ Params: { eventId: string } }>("/v2/notify/:eventId", async (request) =>
     notifyHandler(request.account, eventIdParam(request.params.eventId), rawBody(request)),
@@ -126,7 +138,7 @@ export function workflowRoutes(app: FastifyInstance, services: Services): void {
     return waiters.map(waiterView);
   });
 
-  app.get<{ Querystring: Query }>("/v2/workflows/events", readable, async (request) => {
+  app.get<{ Querystring: Query }>("/v2/workflows/events", readable, async (request): Promise<WorkflowRunPage> => {
     const count = intParam(request.query, "count", 1, 100) ?? 10;
     const cursor = single(request.query, "cursor");
     if (cursor !== undefined && cursor !== "" && !/^\d+$/.test(cursor)) throw invalidField("cursor", `"${cursor}" is not a cursor`);
@@ -172,33 +184,34 @@ export function workflowDlqRoutes(app: FastifyInstance, services: Services): voi
     return filter;
   };
   for (const mode of ["resume", "restart"] as const) {
-    app.post<{ Querystring: Query }>(`/v2/workflows/dlq/${mode}`, async (request) => {
+    app.post<{ Querystring: Query }>(`/v2/workflows/dlq/${mode}`, async (request): Promise<RunRefs> => {
       const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() }, request.dialect);
       const count = intParam(request.query, "count", 1, 100) ?? 100;
       return rerunManyFromDlq(services, request.account, dlqFilterOf(request.query), count, mode, overrides);
     });
-    app.post<{ Params: { dlqId: string } }>(`/v2/workflows/dlq/${mode}/:dlqId`, async (request) => {
+    app.post<{ Params: { dlqId: string } }>(`/v2/workflows/dlq/${mode}/:dlqId`, async (request): Promise<RunRefs> => {
       const overrides = runOverrides(services, request.account, { headers: request.headers, query: new Map() }, request.dialect);
       const run = await rerunFromDlq(services, request.account, request.params.dlqId, mode, overrides);
       return { workflowRuns: [run] };
     });
   }
-  app.post<{ Params: { dlqId: string } }>("/v2/workflows/dlq/callback/:dlqId", async (request) =>
+  app.post<{ Params: { dlqId: string } }>("/v2/workflows/dlq/callback/:dlqId", async (request): Promise<RunRef> =>
     retryFailureCallback(services, request.account, request.params.dlqId),
   );
-  app.delete<{ Querystring: Query }>("/v2/workflows/dlq", async (request) => {
+  app.delete<{ Querystring: Query }>("/v2/workflows/dlq", async (request): Promise<WorkflowDlqDeleted> => {
     const filter = { ...dlqFilterOf(request.query), workflowOnly: true };
     const count = intParam(request.query, "count", 1, 10_000);
     return services.store.dlqDelete({ accountId: request.account.id, filter, ...(count !== undefined ? { count } : {}) });
   });
-  app.delete<{ Params: { dlqId: string } }>("/v2/workflows/dlq/:dlqId", async (request) => {
+  type OneEntry = { Params: { dlqId: string } };
+  app.delete<OneEntry>("/v2/workflows/dlq/:dlqId", async (request): Promise<WorkflowDlqDeleted> => {
     const filter = { dlqIds: [request.params.dlqId], workflowOnly: true };
     const { deleted } = await services.store.dlqDelete({ accountId: request.account.id, filter });
     if (deleted === 0) throw notFound(`workflow dlq message ${request.params.dlqId}`);
     return { deleted };
   });
 
-  app.post("/v2/trigger/*", async (request) => {
+  app.post("/v2/trigger/*", async (request): Promise<RunRef> => {
     const { destination, config } = splitDestination(restAfter(request, /^\/v2\/trigger\//i), request.dialect);
     const d = request.dialect;
     const runId = `wfr_${ulid(services.clock.now())}`;
@@ -232,7 +245,7 @@ export function workflowHookRoutes(app: FastifyInstance, services: Services): vo
     app.route<{ Params: { userId: string; runId: string; eventId: string } }>({
       method,
       url: "/v2/workflows/hooks/:userId/:runId/:eventId",
-      handler: async (request) => {
+      handler: async (request): Promise<HookReceived> => {
       const account = await hookAccount(services, decodeURIComponent(request.params.userId));
       if (!account) throw notFound(`webhook user ${request.params.userId}`);
       const runId = runIdParam(request.params.runId);

@@ -1,33 +1,10 @@
 import { type Static, Type, UnixMs } from "./common.js";
+import { PlanLimits as Limits, UsagePoint as Point, UsageStats } from "./management.js";
 
 const int = (description?: string) => Type.Integer(description ? { description } : {});
 
-/** An account's plan limits (docs/management.md "The account record"; src/domain/plans.ts), overrides applied. */
-export const Limits = Type.Object({
-  max_message_size: int("Bytes"),
-  max_requests_per_day: int(),
-  max_requests_per_day_hard: int(),
-  max_endpoints_per_topic: int(),
-  max_requests_per_second: int(),
-  max_dlq_size: int(),
-  max_completion_tokens_per_day: int(),
-  max_completion_tokens_per_minute: int(),
-  max_completions_per_day: int(),
-  max_completions_per_minute: int(),
-  max_retries: int(),
-  max_topics: int(),
-  max_schedules: int(),
-  max_events_size: int(),
-  max_dlq_retention_time_milis: int(),
-  max_delay: int("Seconds"),
-  max_parallelism: int(),
-  max_global_parallelism: int(),
-  max_queues: int(),
-  retention: int("Days"),
-  timeout: int("Seconds"),
-  rate_limit: int(),
-});
-export type Limits = Static<typeof Limits>;
+/** An account's plan limits: the management record's (src/http/schemas/management.ts), overrides applied. */
+export { Limits };
 
 /** `GET /v2/account` (docs/console.md): the token's account, its limits and today's activity. */
 export const AccountOverview = Type.Object({
@@ -45,29 +22,8 @@ export const AccountOverview = Type.Object({
 });
 export type AccountOverview = Static<typeof AccountOverview>;
 
-/** One point of a series: a Go time string and a value (money is fractional). */
-export const Point = Type.Object({ x: Type.String(), y: Type.Number() });
-export type Point = Static<typeof Point>;
-
-const Series = Type.Object({ id: Type.String(), data_points: Type.Array(Point) });
-
-/** Usage statistics (seed 2.3; docs/management.md; `GET /v2/account/stats`). */
-export const UsageStats = Type.Object({
-  days: Type.Array(Type.String()),
-  daily_requests: Type.Array(
-    Type.Object({ x: Type.String(), y: Type.Number(), workflow_message: Type.Integer(), workflow_run: Type.Integer() }),
-  ),
-  daily_billings: Type.Array(Point),
-  daily_bandwidths: Type.Array(Point),
-  daily_used: Type.Array(Point),
-  daily_used_workflow: Type.Array(Point),
-  daily_msgsvc_messages: Type.Array(Series),
-  daily_workflow_messages: Type.Array(Series),
-  dlq_message_count: int(),
-  daily_bandwidth_used: Type.Array(Point),
-  total_monthly_billing: Type.Number({ description: "Dollars" }),
-});
-export type UsageStats = Static<typeof UsageStats>;
+/** Usage statistics (seed 2.3): the same shape as the management API's `stats` (src/http/schemas/management.ts). */
+export { Point, UsageStats };
 
 const nullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 

@@ -2,6 +2,7 @@ import { type PlanBook, type PlanName, planNames } from "../../domain/plans.js";
 import { invalidField, quoted } from "../../errors.js";
 import type { Account } from "../../domain/records.js";
 import type { Dialect } from "../../domain/dialect.js";
+import type { ManagementAccount } from "../schemas/management.js";
 
 /** Plan names on the wire follow the dialect (`msgsvc_fixed_1m` / `qstash_fixed_1m`); internally `msgsvc_fixed_*`. */
 const INTERNAL_FIXED = "msgsvc_fixed";
@@ -20,12 +21,13 @@ export function parsePlanName(value: unknown, dialect: Dialect, field: string): 
 }
 
 /**
- * The messaging-account record of docs/management.md "The account record", every field, in its order: plan limits from
- * the plan table in force (overrides applied), `prometheus_enabled` as the string "true"/"false", `modifying_state`
- * only while a change is in progress, `enterprise` only for enterprise accounts. Times are Unix seconds.
+ * The messaging-account record of docs/management.md "The account record", every field, in its order (the shape keeps
+ * it on the wire): plan limits from the plan table in force (overrides applied), `prometheus_enabled` as the string
+ * "true"/"false", `modifying_state` only while a change is in progress, `enterprise` only for enterprise accounts.
+ * Times are Unix seconds.
  */
-export function accountRecord(account: Account, dialect: Dialect, plans: PlanBook): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function accountRecord(account: Account, dialect: Dialect, plans: PlanBook): ManagementAccount {
+  return {
     customer_id: account.customerId,
     id: account.id,
     password: account.password,
@@ -33,24 +35,23 @@ export function accountRecord(account: Account, dialect: Dialect, plans: PlanBoo
     read_only_token: account.readOnlyToken ?? "",
     active: account.active,
     state: account.state,
+    ...(account.modifyingState ? { modifying_state: account.modifyingState } : {}),
+    last_plan_upgrade_time: account.lastPlanUpgradeTime ?? 0,
+    ...plans.limitsOf(account),
+    type: account.plan === "free" ? "free" : "paid",
+    reserved_type:
+      account.enterpriseId !== undefined
+        ? `enterprise:${account.enterpriseId}`
+        : account.plan.startsWith(INTERNAL_FIXED)
+          ? wirePlanName(account.plan, dialect)
+          : "",
+    reserved_price: account.reservedPrice ?? 0,
+    prod_pack_enabled: account.prodPackEnabled ?? false,
+    prometheus_enabled: account.prometheusEnabled ? "true" : "false",
+    ...(account.enterpriseId !== undefined ? { enterprise: { enabled: true } } : {}),
+    region: account.region ?? "eu-central-1",
+    budget: account.budget ?? 0,
+    created_by: account.createdBy ?? account.customerId,
+    creation_time: Math.floor(account.createdAt / 1000),
   };
-  if (account.modifyingState) out.modifying_state = account.modifyingState;
-  out.last_plan_upgrade_time = account.lastPlanUpgradeTime ?? 0;
-  Object.assign(out, plans.limitsOf(account));
-  out.type = account.plan === "free" ? "free" : "paid";
-  out.reserved_type =
-    account.enterpriseId !== undefined
-      ? `enterprise:${account.enterpriseId}`
-      : account.plan.startsWith(INTERNAL_FIXED)
-        ? wirePlanName(account.plan, dialect)
-        : "";
-  out.reserved_price = account.reservedPrice ?? 0;
-  out.prod_pack_enabled = account.prodPackEnabled ?? false;
-  out.prometheus_enabled = account.prometheusEnabled ? "true" : "false";
-  if (account.enterpriseId !== undefined) out.enterprise = { enabled: true };
-  out.region = account.region ?? "eu-central-1";
-  out.budget = account.budget ?? 0;
-  out.created_by = account.createdBy ?? account.customerId;
-  out.creation_time = Math.floor(account.createdAt / 1000);
-  return out;
 }

@@ -1,15 +1,15 @@
 import { type SearchIndex, searchLimits } from "../../domain/search.js";
 import type { Dialect } from "../../domain/dialect.js";
+import type { UsagePoint } from "../schemas/management.js";
+import type { SearchIndexRecord } from "../schemas/search.js";
 
 /**
  * The search-index record of docs/management.md "Search indexes", every field, in its order; the partner e-mail field
  * follows the dialect.
  */
-export function searchIndexRecord(
-  index: SearchIndex,
-  dialect: Dialect,
-  throughput: { x: string; y: number }[] = [],
-): Record<string, unknown> {
+export function searchIndexRecord(index: SearchIndex, dialect: Dialect, throughput: UsagePoint[] = []): SearchIndexRecord {
+  const partner: Pick<SearchIndexRecord, Dialect["partnerEmailField"]> = {};
+  partner[dialect.partnerEmailField] = index.partnerEmail;
   return {
     customer_id: index.customerId,
     id: index.id,
@@ -17,7 +17,7 @@ export function searchIndexRecord(
     endpoint: index.endpoint,
     type: index.type,
     region: index.region,
-    [dialect.partnerEmailField]: index.partnerEmail,
+    ...partner,
     token: index.token,
     read_only_token: index.readOnlyToken,
     ...searchLimits[index.type],
