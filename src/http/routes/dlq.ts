@@ -11,7 +11,7 @@ import {
   retryDlq,
   retryDlqMany,
 } from "../../services/dlq.js";
-import type { DlqEntry, DlqFilter } from "../../store/store-dlq.js";
+import type { DlqEntry, DlqFilter } from "../../store/dlq-store.js";
 import type { WorkflowRun } from "../../domain/workflow.js";
 import { type FailureCallbackInfo, failureCallbackInfo } from "../../services/workflow-activity.js";
 import { withCreatedAtRuns } from "../../services/workflow-dlq.js";

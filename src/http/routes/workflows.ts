@@ -5,7 +5,7 @@ import { RUN_STATES, type RunFilter, type RunState, userIdOfToken, webhookEventD
 import { publish } from "../../services/publish.js";
 import { runActivity } from "../../services/workflow-activity.js";
 import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
-import type { DlqFilter } from "../../store/store-dlq.js";
+import type { DlqFilter } from "../../store/dlq-store.js";
 import { splitDestination } from "../destination.js";
 import { restAfter } from "./publish.js";
 import { invalidField, notFound } from "../../errors.js";

@@ -1,4 +1,4 @@
-import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
+import type { DlqEntry, DlqFilter, DlqStore } from "../dlq-store.js";
 import type { PgContext } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";

@@ -1,4 +1,4 @@
-import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
+import type { DlqEntry, DlqFilter, DlqStore } from "../dlq-store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
 import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
