@@ -8,7 +8,7 @@ import { jsonBody } from "../body.js";
 import { chooseDialect, type Dialect, type DialectChoice, type NamePlace } from "../../domain/dialect.js";
 import { queryKeys, splitDestination } from "../destination.js";
 import { keyName } from "../query.js";
-import { publishedView } from "./publish.js";
+import { publishedView } from "../views/published-view.js";
 
 type HeaderValues = Record<string, string | string[]>;
 

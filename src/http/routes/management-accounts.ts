@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
@@ -15,6 +15,7 @@ import { usageStats } from "../../services/stats.js";
 import type { Dialect } from "../../domain/dialect.js";
 import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
+import { sendOk } from "../replies.js";
 import { type Query, single } from "../query.js";
 import { accountRecord, parsePlanName } from "../views/account-view.js";
 
@@ -27,11 +28,6 @@ function budgetOf(budget: unknown): number {
     throw invalidField("budget", "must be 0 or an integer in 20..10000");
   }
   return budget;
-}
-
-/** Action endpoints answer the JSON string "OK" (docs/management.md). */
-export function sendOk(reply: FastifyReply) {
-  return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
 }
 
 /**

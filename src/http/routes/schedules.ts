@@ -10,9 +10,8 @@ import {
   triggerSchedule,
 } from "../../services/schedules.js";
 import { rawBody } from "../body.js";
-import { splitDestination } from "../destination.js";
+import { restAfter, splitDestination } from "../destination.js";
 import { scheduleRecord } from "../views/schedule-view.js";
-import { restAfter } from "./publish.js";
 import { readable } from "../plugins/auth.js";
 
 type IdParams = { Params: { id: string } };

@@ -16,7 +16,7 @@ import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
 import { parseSearchIndexCreate, parseSearchIndexRename } from "../bodies/search-indexes.js";
 import { searchIndexRecord } from "../views/search-view.js";
-import { sendOk } from "./management-accounts.js";
+import { sendOk } from "../replies.js";
 
 type Id = { Params: { id: string } };
 

@@ -6,8 +6,7 @@ import { publish } from "../../services/publish.js";
 import { runActivity } from "../../services/workflow-activity.js";
 import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
 import type { DlqFilter } from "../../store/dlq-store.js";
-import { splitDestination } from "../destination.js";
-import { restAfter } from "./publish.js";
+import { restAfter, splitDestination } from "../destination.js";
 import { invalidField, notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
