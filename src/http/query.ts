@@ -95,18 +95,6 @@ export function bodyScalar(value: unknown, key: string): string {
   throw invalidField(keyName(key, "body field"), "must be a string, a number or an array of them");
 }
 
-/** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */
-export function messageFilterFromBody(body: Record<string, unknown>): MessageFilter {
-  // Null prototype: a field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
-  const query = Object.create(null) as Query;
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null || value === undefined) continue;
-    if (Array.isArray(value)) query[key] = value.map((v) => bodyScalar(v, key));
-    else query[key] = bodyScalar(value, key);
-  }
-  return messageFilterFromQuery(query);
-}
-
 /** Filters the DLQ accepts (docs/dlq.md); `api` is deprecated and ignored. */
 export const DLQ_FILTER_KEYS: readonly string[] = [
   "dlqIds",

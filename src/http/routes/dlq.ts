@@ -16,9 +16,9 @@ import type { WorkflowRun } from "../../domain/workflow.js";
 import { type FailureCallbackInfo, failureCallbackInfo } from "../../services/workflow-activity.js";
 import { withCreatedAtRuns } from "../../services/workflow-dlq.js";
 import { jsonObjectBody } from "../body.js";
+import { dlqBodyQuery } from "../bodies/dlq.js";
 import { configQuery } from "../destination.js";
 import {
-  bodyScalar,
   DLQ_FILTER_KEYS,
   intParam,
   messageFilterFromQuery,
@@ -105,13 +105,7 @@ function readQuery(
     if (!key.toLowerCase().startsWith(request.dialect.prefixLower)) query[key] = value;
   }
   const body = withBody ? jsonObjectBody(request) : undefined;
-  for (const [key, value] of Object.entries(body ?? {})) {
-    if (value === null || value === undefined) continue;
-    if (key === "dlqIds" && !(Array.isArray(value) && value.every((v) => typeof v === "string"))) {
-      throw invalidField("dlqIds", "must be an array of dlq ids");
-    }
-    query[key] = Array.isArray(value) ? value.map((v) => bodyScalar(v, key)) : bodyScalar(value, key);
-  }
+  if (body) Object.assign(query, dlqBodyQuery(body));
   for (const key of REFUSED_KEYS) {
     if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
   }

@@ -14,11 +14,11 @@ import {
   endRun,
   eventIdParam,
   notify,
-  parseWaitRequest,
   runIdParam,
   waitForEvent,
 } from "../../services/workflows.js";
 import { jsonBody, rawBody } from "../body.js";
+import { parseWaitRequest } from "../bodies/workflows.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, multi, type Query, single } from "../query.js";
 import { historyView, runLogView, waiterView } from "../views/workflow-view.js";
