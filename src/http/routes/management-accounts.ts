@@ -15,20 +15,12 @@ import { usageStats } from "../../services/stats.js";
 import type { Dialect } from "../../domain/dialect.js";
 import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
+import { parseBudgetBody, parsePlanBody } from "../bodies/management-accounts.js";
 import { sendOk } from "../replies.js";
 import { type Query, single } from "../query.js";
-import { accountRecord, parsePlanName } from "../views/account-view.js";
+import { accountRecord } from "../views/account-view.js";
 
 type Id = { Params: { id: string } };
-
-/** `budget` of update-budget: monthly dollars, 0 (no limit) or 20..10000 (docs/management.md). */
-function budgetOf(budget: unknown): number {
-  if (budget === undefined) throw invalidField("budget", "is required");
-  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
-    throw invalidField("budget", "must be 0 or an integer in 20..10000");
-  }
-  return budget;
-}
 
 /**
  * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/msgsvc/` and
@@ -63,14 +55,14 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
   app.post<Id>(`${base}/set-plan/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    await setPlan(services, account, parsePlanName(body.plan_name, dialect, "plan_name"));
+    await setPlan(services, account, parsePlanBody(body, dialect));
     return sendOk(reply);
   });
 
   app.patch<Id>(`${base}/update-budget/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    await setBudget(services, account, budgetOf(body.budget));
+    await setBudget(services, account, parseBudgetBody(body));
     return sendOk(reply);
   });
 
