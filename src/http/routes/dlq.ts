@@ -30,7 +30,7 @@ import {
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
 import { readable } from "../plugins/auth.js";
-import { fitPage, truncateBodies } from "../views/page-budget.js";
+import { fitJsonPage, truncateBodies } from "../views/page-budget.js";
 
 /** The workflow SDK's DLQ filters (docs/workflows.md "DLQ"). */
 const WORKFLOW_KEYS = ["source", "workflowRunId", "workflowUrl"];
@@ -152,7 +152,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
         ? page.entries
         : page.entries.filter((e) => (runs.get(e.dlqId)?.failureCallbackInfo as FailureCallbackInfo | undefined)?.state === runFilter.failureFunctionState);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
-    const fitted = fitPage(
+    const fitted = fitJsonPage(
       entries,
       (e) => truncateBodies(dlqRecord(e), ["body", "responseBody"], ["bodyBase64", "responseBodyBase64"]),
       (e) => e.seq,

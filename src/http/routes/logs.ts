@@ -3,7 +3,7 @@ import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
 import type { LogFilter } from "../../store/store.js";
-import { fitPage, truncateBodies } from "../views/page-budget.js";
+import { fitJsonPage, truncateBodies } from "../views/page-budget.js";
 import {
   intParam,
   MESSAGE_FILTER_KEYS,
@@ -50,7 +50,7 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
     }
     const result = await listLogs(services, request.account, p);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); both logs base64 their bodies.
-    const fitted = fitPage(
+    const fitted = fitJsonPage(
       result.logs,
       (e) => truncateBodies(logRecord(e), [], ["body", "responseBody"]),
       (e) => e.seq,
