@@ -26,6 +26,17 @@ export function intParam(query: Query, key: string, min: number, max: number): n
   return n;
 }
 
+/**
+ * The `cursor` of a paged list (logs, DLQ): absent or empty for the first page; a store cursor (pages of
+ * src/store/pages.ts are `seq`s) otherwise, anything else a 400.
+ */
+export function cursorParam(query: Query): string | undefined {
+  const cursor = single(query, "cursor");
+  if (cursor === undefined || cursor === "") return undefined;
+  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
+  return cursor;
+}
+
 export function orderParam(query: Query, fallback: Order): Order {
   const raw = single(query, "order");
   if (raw === undefined || raw === "") return fallback;

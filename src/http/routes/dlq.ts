@@ -19,6 +19,7 @@ import { jsonObjectBody } from "../body.js";
 import { dlqBodyQuery } from "../bodies/dlq.js";
 import { configQuery } from "../destination.js";
 import {
+  cursorParam,
   DLQ_FILTER_KEYS,
   intParam,
   messageFilterFromQuery,
@@ -111,13 +112,6 @@ function readQuery(
   }
   rejectUnknownKeys(query, allowed, request.dialect.tokenQuery);
   return query;
-}
-
-function cursorParam(query: Query): string | undefined {
-  const cursor = single(query, "cursor");
-  if (cursor === undefined || cursor === "") return undefined;
-  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
-  return cursor;
 }
 
 /** `count` above the maximum is capped rather than refused: the page is simply full. */
