@@ -1,3 +1,4 @@
+import { isStatsPeriod, type StatsPeriod, statsPeriods } from "../domain/stats-period.js";
 import { invalidField, quoted } from "../errors.js";
 import type { MessageFilter, Order } from "../store/store.js";
 
@@ -35,6 +36,15 @@ export function cursorParam(query: Query): string | undefined {
   if (cursor === undefined || cursor === "") return undefined;
   if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
   return cursor;
+}
+
+/** `period` of the usage statistics and health read-outs (src/domain/stats-period.ts); 1h when absent. */
+export function periodParam(query: Query): StatsPeriod {
+  const period = single(query, "period") ?? "1h";
+  if (!isStatsPeriod(period)) {
+    throw invalidField("period", `${quoted(period)} must be one of ${Object.keys(statsPeriods).join(", ")}`);
+  }
+  return period;
 }
 
 export function orderParam(query: Query, fallback: Order): Order {

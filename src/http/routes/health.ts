@@ -1,10 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { isStatsPeriod } from "../../domain/stats-period.js";
-import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { accountHealth, queueThroughput } from "../../services/health.js";
 import { readable } from "../plugins/auth.js";
-import { intParam, type Query, rejectUnknownKeys, single } from "../query.js";
+import { intParam, periodParam, type Query, rejectUnknownKeys } from "../query.js";
 
 /**
  * The console's health read-outs (docs/console.md "Health"), Ferry extensions of the messaging API for the token's
@@ -14,10 +12,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/account/health", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["period"]), request.dialect.tokenQuery);
-    const period = single(query, "period") ?? "1h";
-    if (!isStatsPeriod(period)) {
-      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
-    }
+    const period = periodParam(query);
     return accountHealth(services, request.account, period);
   });
 

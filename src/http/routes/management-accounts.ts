@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
   defaultAccountOf,
@@ -10,14 +9,13 @@ import {
   setPlan,
   setProdPack,
 } from "../../services/management.js";
-import { isStatsPeriod } from "../../domain/stats-period.js";
 import { usageStats } from "../../services/stats.js";
 import type { Dialect } from "../../domain/dialect.js";
 import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
 import { parseBudgetBody, parsePlanBody } from "../bodies/management-accounts.js";
 import { sendOk } from "../replies.js";
-import { type Query, single } from "../query.js";
+import { periodParam, type Query } from "../query.js";
 import { accountRecord } from "../views/account-view.js";
 
 type Id = { Params: { id: string } };
@@ -78,10 +76,7 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
 
   /** `period` ∈ 1h, 3h, 12h, 1d, 3d, 7d, 30d; default 1h. */
   const stats = async (account: Account, query: Query) => {
-    const period = single(query, "period") ?? "1h";
-    if (!isStatsPeriod(period)) {
-      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
-    }
+    const period = periodParam(query);
     return usageStats(services, account, period);
   };
   app.get<Id>(`${base}/stats/:id`, async (request) =>

@@ -10,10 +10,9 @@ import {
   searchIndexStats,
   searchIndexThroughput,
 } from "../../services/search.js";
-import { invalidField } from "../../errors.js";
-import { isStatsPeriod } from "../../domain/stats-period.js";
 import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
+import { periodParam, type Query } from "../query.js";
 import { parseSearchIndexCreate, parseSearchIndexRename } from "../bodies/search-indexes.js";
 import { searchIndexRecord } from "../views/search-view.js";
 import { sendOk } from "../replies.js";
@@ -40,8 +39,7 @@ export function searchRoutes(app: FastifyInstance, services: Services): void {
     view(request, await getSearchIndex(services, request.customer, request.params.id)),
   );
   app.get<Id & { Querystring: { period?: string } }>("/v2/search/:id/stats", async (request) => {
-    const period = request.query.period ?? "1h";
-    if (!isStatsPeriod(period)) throw invalidField("period", "must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d");
+    const period = periodParam(request.query as Query);
     return searchIndexStats(services, await getSearchIndex(services, request.customer, request.params.id), period);
   });
   app.delete<Id>("/v2/search/:id", async (request, reply) => {
