@@ -1,5 +1,13 @@
 import { unescape } from "node:querystring";
+import type { FastifyRequest } from "fastify";
 import type { Dialect } from "../domain/dialect.js";
+
+/** The raw URL after a route prefix such as `/v2/publish/`, matched case-insensitively. */
+export function restAfter(request: FastifyRequest, prefix: RegExp): string {
+  const url = request.raw.url ?? "";
+  const match = prefix.exec(url);
+  return match ? url.slice(match[0].length) : "";
+}
 
 function decode(s: string): string {
   try {

@@ -1,3 +1,4 @@
+import { isStatsPeriod, type StatsPeriod, statsPeriods } from "../domain/stats-period.js";
 import { invalidField, quoted } from "../errors.js";
 import type { MessageFilter, Order } from "../store/store.js";
 
@@ -24,6 +25,26 @@ export function intParam(query: Query, key: string, min: number, max: number): n
   if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max)
     throw invalidField(key, `${quoted(raw)} must be an integer in ${min}..${max}`);
   return n;
+}
+
+/**
+ * The `cursor` of a paged list (logs, DLQ): absent or empty for the first page; a store cursor (pages of
+ * src/store/pages.ts are `seq`s) otherwise, anything else a 400.
+ */
+export function cursorParam(query: Query): string | undefined {
+  const cursor = single(query, "cursor");
+  if (cursor === undefined || cursor === "") return undefined;
+  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
+  return cursor;
+}
+
+/** `period` of the usage statistics and health read-outs (src/domain/stats-period.ts); 1h when absent. */
+export function periodParam(query: Query): StatsPeriod {
+  const period = single(query, "period") ?? "1h";
+  if (!isStatsPeriod(period)) {
+    throw invalidField("period", `${quoted(period)} must be one of ${Object.keys(statsPeriods).join(", ")}`);
+  }
+  return period;
 }
 
 export function orderParam(query: Query, fallback: Order): Order {
@@ -93,18 +114,6 @@ export function messageFilterFromQuery(query: Query): MessageFilter {
 export function bodyScalar(value: unknown, key: string): string {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
   throw invalidField(keyName(key, "body field"), "must be a string, a number or an array of them");
-}
-
-/** The same filter from a JSON body (Python and Go SDKs): arrays or single strings. */
-export function messageFilterFromBody(body: Record<string, unknown>): MessageFilter {
-  // Null prototype: a field named `__proto__` is a key like any other (docs/reliability.md, "Header maps").
-  const query = Object.create(null) as Query;
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null || value === undefined) continue;
-    if (Array.isArray(value)) query[key] = value.map((v) => bodyScalar(v, key));
-    else query[key] = bodyScalar(value, key);
-  }
-  return messageFilterFromQuery(query);
 }
 
 /** Filters the DLQ accepts (docs/dlq.md); `api` is deprecated and ignored. */

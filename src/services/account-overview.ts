@@ -1,8 +1,7 @@
-import { type PlanLimits, UNLIMITED } from "../domain/plans.js";
+import { DAY_MS, dailyQuota, utcDayStart } from "../domain/daily-quota.js";
+import type { PlanLimits } from "../domain/plans.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
-
-const DAY_MS = 86_400_000;
 
 /** What `GET /v2/account` answers (docs/console.md): the token's account, its limits and today's activity. */
 export interface AccountOverview {
@@ -32,11 +31,9 @@ export async function accountOverview(
   account: Account,
   p: { readOnly: boolean; planName: string },
 ): Promise<AccountOverview> {
-  const now = services.clock.now();
-  const day = now - (now % DAY_MS);
+  const day = utcDayStart(services.clock.now());
   const limits = services.plans.limitsOf(account);
-  const limit = Math.min(limits.max_requests_per_day, limits.max_requests_per_day_hard);
-  const unlimited = limit >= UNLIMITED;
+  const { limit, unlimited } = dailyQuota(limits);
   const [activity, today] = await Promise.all([
     services.store.accountActivity({ accountId: account.id, day }),
     unlimited ? services.store.usageBuckets({ accountId: account.id, from: day, stepMs: DAY_MS, count: 1 }) : [],

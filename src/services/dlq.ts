@@ -1,6 +1,6 @@
 import { notFound } from "../errors.js";
 import type { Account, DlqEntry } from "../domain/records.js";
-import type { DlqFilter } from "../store/store-dlq.js";
+import type { DlqFilter } from "../store/dlq-store.js";
 import type { InsertItem, Order } from "../store/store.js";
 import type { Services } from "./context.js";
 import { republishedMessage, type RetryOverrides } from "./republish.js";

@@ -1,24 +1,20 @@
+import { DAY_MS, dailyQuota, utcDayStart } from "../domain/daily-quota.js";
 import { type PlanBook, UNLIMITED } from "../domain/plans.js";
 import { AppError } from "../errors.js";
 import type { Account } from "../domain/records.js";
 import type { Services } from "./context.js";
 
-const DAY_MS = 86_400_000;
-
 /**
  * The daily quota of publish-type calls (publish, enqueue, batch: docs/messaging.md "Limits and rate limiting"): `n`
  * messages about to be accepted are counted against the account's UTC day in the store, atomically, before they are
- * written, so the quota holds across every node sharing the database. The lower of max_requests_per_day and
- * max_requests_per_day_hard applies (the soft limit is the one the hosted service answers 429 to; an operator who sets
- * the hard one lower gets the lower). Unlimited plans skip the check and its write. Callbacks and schedule triggers are
+ * written, so the quota holds across every node sharing the database. The day's limit is src/domain/daily-quota.ts's.
+ * Unlimited plans skip the check and its write. Callbacks and schedule triggers are
  * not refused here: no client waits for them.
  */
 export async function enforceDailyQuota(services: Services, account: Account, n: number): Promise<void> {
-  const limits = services.plans.limitsOf(account);
-  const limit = Math.min(limits.max_requests_per_day, limits.max_requests_per_day_hard);
-  if (limit >= UNLIMITED || n === 0) return;
-  const now = services.clock.now();
-  const day = now - (now % DAY_MS);
+  const { limit, unlimited } = dailyQuota(services.plans.limitsOf(account));
+  if (unlimited || n === 0) return;
+  const day = utcDayStart(services.clock.now());
   const { allowed, used } = await services.store.quotaConsume({ accountId: account.id, day, n, limit });
   if (allowed) return;
   throw new AppError(

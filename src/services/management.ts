@@ -45,7 +45,7 @@ export function setPlan(services: Services, account: Account, plan: PlanName): P
   });
 }
 
-/** Monthly budget in dollars: 0 (no limit) or 20..10000, checked by the route (src/http/routes/management-accounts.ts). */
+/** Monthly budget in dollars, under the rule of src/domain/budget.ts (the body parser refuses any other). */
 export function setBudget(services: Services, account: Account, budget: number): Promise<Account> {
   return services.store.accountUpdate({ id: account.id, patch: { budget } });
 }

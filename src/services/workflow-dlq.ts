@@ -5,7 +5,7 @@ import { type ConfigSource, parsePublishConfig } from "../domain/publish-config.
 import type { Account, DlqEntry } from "../domain/records.js";
 import { type NewWorkflowRun, type RunConfig, runMessage, type WorkflowRun } from "../domain/workflow.js";
 import { invalidField, notFound } from "../errors.js";
-import type { DlqFilter } from "../store/store-dlq.js";
+import type { DlqFilter } from "../store/dlq-store.js";
 import type { Services } from "./context.js";
 
 /*

@@ -1,11 +1,12 @@
 import type { LogDetails } from "../domain/log.js";
+import { seqCursor } from "./pages.js";
 import { type LogRow, logFromRow } from "./rows-shared.js";
 import type { LogRecord } from "./store.js";
 
 /**
  * A page of the log list (Store.logList), shared by both adapters: they select up to `count + 1` rows (one more
- * tells whether a next page exists) and, for the entries that are not CREATED, the CREATED entries' details. Each
- * entry shows the message as published; that lives once, on its CREATED entry.
+ * tells whether a next page exists: pages.ts, as every list of the store) and, for the entries that are not CREATED,
+ * the CREATED entries' details. Each entry shows the message as published; that lives once, on its CREATED entry.
  */
 export function logPageOf(rows: readonly LogRow[], count: number): { page: LogRecord[]; needCreated: string[] } {
   const page = rows.slice(0, count).map(logFromRow) as LogRecord[];
@@ -26,7 +27,6 @@ export function completeLogPage(
     const byId = new Map(created.map((c) => [c.message_id, JSON.parse(c.details) as LogDetails]));
     for (const e of page) if (e.state !== "CREATED") e.created = byId.get(e.messageId);
   }
-  const result: { logs: LogRecord[]; cursor?: string } = { logs: page };
-  if (more && page.length > 0) result.cursor = page[page.length - 1]!.seq;
-  return result;
+  const cursor = seqCursor(page, more);
+  return cursor === undefined ? { logs: page } : { logs: page, cursor };
 }

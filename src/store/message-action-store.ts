@@ -1,5 +1,5 @@
 import type { Message } from "../domain/message.js";
-import type { DlqFilter } from "./store-dlq.js";
+import type { DlqFilter } from "./dlq-store.js";
 import type { InsertItem, InsertResult } from "./store-params.js";
 
 /**

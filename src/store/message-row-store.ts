@@ -2,6 +2,7 @@ import type { FilterColumns } from "../domain/log.js";
 import type { EndedState, MessageKind, MessageState } from "../domain/message.js";
 import type { MessageListState } from "../domain/message-list-state.js";
 import { type FilterColumnsRow, filterColumnsFromRow } from "./rows-shared.js";
+import { seqPage } from "./pages.js";
 import type { MessageFilter, Order } from "./store-params.js";
 
 /**
@@ -111,8 +112,7 @@ export function messageRowPage(
   rows: readonly MessageRowRow[],
   count: number,
 ): { rows: MessageRowRecord[]; cursor?: string } {
-  const page = rows.slice(0, count);
-  const out: { rows: MessageRowRecord[]; cursor?: string } = { rows: page.map(messageRowFromRow) };
-  if (rows.length > count && page.length > 0) out.cursor = String(page[page.length - 1]!.seq);
-  return out;
+  const { page, cursor } = seqPage(rows, count);
+  const records = page.map(messageRowFromRow);
+  return cursor === undefined ? { rows: records } : { rows: records, cursor };
 }

@@ -4,7 +4,7 @@ import type { MessageActionStore } from "./message-action-store.js";
 import type { MessageRowStore } from "./message-row-store.js";
 import type { Message, NewMessage } from "../domain/message.js";
 import type { Account, AccountPatch, Outcome } from "../domain/records.js";
-import type { DlqStore } from "./store-dlq.js";
+import type { DlqStore } from "./dlq-store.js";
 import type { FlowControlStore } from "./flow-control-store.js";
 import type { HealthStore } from "./health-store.js";
 import type { ManagementStore } from "./management-store.js";

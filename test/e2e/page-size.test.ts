@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAGE_BODY_MAX_BYTES, PAGE_MAX_BYTES } from "../../src/http/views/page-budget.js";
+import { PAGE_BODY_MAX_BYTES, PAGE_MAX_BYTES } from "../../src/domain/page-budget.js";
 import { Receiver } from "../helpers/receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";

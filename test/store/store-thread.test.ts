@@ -11,7 +11,7 @@ import { writesAccounts } from "../../src/store/account-writes.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/store.js";
 import { openStoreThread, storeThreadStats } from "../../src/store/thread/proxy.js";
-import { errorFromWire, errorToWire } from "../../src/store/thread/wire.js";
+import { errorFromWire, errorToWire } from "../../src/threads/wire.js";
 import { freshDatabase, postgresAvailable } from "../helpers/postgres.js";
 import { aMessage, anAccount, NOW } from "./factories.js";
 

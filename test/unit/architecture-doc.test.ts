@@ -25,3 +25,35 @@ describe.each(["docs/architecture.md", "docs/glossary.md"])("%s", (doc) => {
     expect(paths.filter((p) => !exists(p.replace(/\/$/, "")))).toEqual([]);
   });
 });
+
+/**
+ * The adapters name a file by its role (docs/architecture.md "Adapter files"): a file of one adapter has a namesake
+ * in the other, or is one dialect's only and the table there says why. A new file that is neither fails here.
+ */
+describe("adapter file names", () => {
+  const adapters = ["sqlite", "postgres"] as const;
+  const filesOf = (adapter: string) =>
+    readdirSync(join(ROOT, "src/store", adapter)).filter((name) => name.endsWith(".ts"));
+
+  it("gives each file of one adapter a namesake in the other, or a row in the dialect-only table", () => {
+    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+    const section = doc.slice(doc.indexOf("### Adapter files"), doc.indexOf("## Where to find"));
+    expect(section.length).toBeGreaterThan(0);
+    const unexplained = adapters.flatMap((adapter) => {
+      const other = new Set(filesOf(adapters.find((a) => a !== adapter)!));
+      return filesOf(adapter)
+        .filter((name) => !other.has(name) && !section.includes(`\`src/store/${adapter}/${name}\``))
+        .map((name) => `src/store/${adapter}/${name}`);
+    });
+    expect(unexplained).toEqual([]);
+  });
+
+  it("lists as dialect-only no file that both adapters have", () => {
+    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+    const section = doc.slice(doc.indexOf("### Adapter files"), doc.indexOf("## Where to find"));
+    const listed = [...section.matchAll(/`src\/store\/(sqlite|postgres)\/([\w.-]+\.ts)`/g)];
+    expect(listed.length).toBeGreaterThan(0);
+    const both = listed.filter(([, , name]) => adapters.every((a) => filesOf(a).includes(name!)));
+    expect(both.map(([path]) => path)).toEqual([]);
+  });
+});

@@ -1,10 +1,10 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import type { AttemptResponse } from "../../domain/message.js";
-import { forTransfer, reviveBuffers } from "../../store/thread/wire.js";
+import { forTransfer, reviveBuffers } from "../../threads/wire.js";
 import type { HttpClient, SendParams } from "../http-client.js";
 import type { FromEgressThread, ToEgressThread } from "./wire.js";
-import { workerEntry } from "../../worker-entry.js";
+import { workerEntry } from "../../threads/worker-entry.js";
 
 /** How many sends went to the egress thread, in how many messages, and how many threads were started. */
 export interface EgressThreadStats {

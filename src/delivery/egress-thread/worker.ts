@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { parseEgressPolicy } from "../../domain/egress-policy.js";
 import type { AttemptResponse } from "../../domain/message.js";
-import { forTransfer, reviveBuffers } from "../../store/thread/wire.js";
+import { forTransfer, reviveBuffers } from "../../threads/wire.js";
 import { createHttpClient, type SendParams } from "../http-client.js";
 import type { FromEgressThread, ToEgressThread } from "./wire.js";
 

@@ -1,11 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import { isStatsPeriod } from "../../domain/stats-period.js";
-import { invalidField, quoted } from "../../errors.js";
 import { accountOverview } from "../../services/account-overview.js";
 import type { Services } from "../../services/context.js";
 import { usageStats } from "../../services/stats.js";
 import { readable } from "../plugins/auth.js";
-import { type Query, rejectUnknownKeys, single } from "../query.js";
+import { periodParam, type Query, rejectUnknownKeys } from "../query.js";
 import { wirePlanName } from "../views/account-view.js";
 import { accountOverviewView, usageStatsView } from "../views/account-overview-view.js";
 
@@ -29,10 +27,7 @@ export function accountRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/account/stats", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["period"]), request.dialect.tokenQuery);
-    const period = single(query, "period") ?? "1h";
-    if (!isStatsPeriod(period)) {
-      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
-    }
+    const period = periodParam(query);
     return usageStatsView(await usageStats(services, request.account, period));
   });
 }

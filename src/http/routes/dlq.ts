@@ -11,14 +11,15 @@ import {
   retryDlq,
   retryDlqMany,
 } from "../../services/dlq.js";
-import type { DlqEntry, DlqFilter } from "../../store/store-dlq.js";
+import type { DlqEntry, DlqFilter } from "../../store/dlq-store.js";
 import type { WorkflowRun } from "../../domain/workflow.js";
 import { type FailureCallbackInfo, failureCallbackInfo } from "../../services/workflow-activity.js";
 import { withCreatedAtRuns } from "../../services/workflow-dlq.js";
 import { jsonObjectBody } from "../body.js";
+import { dlqBodyQuery } from "../bodies/dlq.js";
 import { configQuery } from "../destination.js";
 import {
-  bodyScalar,
+  cursorParam,
   DLQ_FILTER_KEYS,
   intParam,
   messageFilterFromQuery,
@@ -30,7 +31,7 @@ import {
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
 import { readable } from "../plugins/auth.js";
-import { fitPage, truncateBodies } from "../views/page-budget.js";
+import { fitJsonPage, truncateBodies } from "../views/page-budget.js";
 
 /** The workflow SDK's DLQ filters (docs/workflows.md "DLQ"). */
 const WORKFLOW_KEYS = ["source", "workflowRunId", "workflowUrl"];
@@ -105,25 +106,12 @@ function readQuery(
     if (!key.toLowerCase().startsWith(request.dialect.prefixLower)) query[key] = value;
   }
   const body = withBody ? jsonObjectBody(request) : undefined;
-  for (const [key, value] of Object.entries(body ?? {})) {
-    if (value === null || value === undefined) continue;
-    if (key === "dlqIds" && !(Array.isArray(value) && value.every((v) => typeof v === "string"))) {
-      throw invalidField("dlqIds", "must be an array of dlq ids");
-    }
-    query[key] = Array.isArray(value) ? value.map((v) => bodyScalar(v, key)) : bodyScalar(value, key);
-  }
+  if (body) Object.assign(query, dlqBodyQuery(body));
   for (const key of REFUSED_KEYS) {
     if (query[key] !== undefined) throw invalidField(key, "is not a dead letter queue filter");
   }
   rejectUnknownKeys(query, allowed, request.dialect.tokenQuery);
   return query;
-}
-
-function cursorParam(query: Query): string | undefined {
-  const cursor = single(query, "cursor");
-  if (cursor === undefined || cursor === "") return undefined;
-  if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
-  return cursor;
 }
 
 /** `count` above the maximum is capped rather than refused: the page is simply full. */
@@ -158,7 +146,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
         ? page.entries
         : page.entries.filter((e) => (runs.get(e.dlqId)?.failureCallbackInfo as FailureCallbackInfo | undefined)?.state === runFilter.failureFunctionState);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
-    const fitted = fitPage(
+    const fitted = fitJsonPage(
       entries,
       (e) => truncateBodies(dlqRecord(e), ["body", "responseBody"], ["bodyBase64", "responseBodyBase64"]),
       (e) => e.seq,

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { isStatsPeriod } from "../../domain/stats-period.js";
-import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { accountHealth, queueThroughput } from "../../services/health.js";
 import { readable } from "../plugins/auth.js";
-import { intParam, type Query, rejectUnknownKeys, single } from "../query.js";
+import { intParam, periodParam, type Query, rejectUnknownKeys } from "../query.js";
 import { accountHealthView, queueThroughputView } from "../views/account-overview-view.js";
 
 /**
@@ -15,10 +13,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
   app.get("/v2/account/health", readable, async (request) => {
     const query = request.query as Query;
     rejectUnknownKeys(query, new Set(["period"]), request.dialect.tokenQuery);
-    const period = single(query, "period") ?? "1h";
-    if (!isStatsPeriod(period)) {
-      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
-    }
+    const period = periodParam(query);
     return accountHealthView(await accountHealth(services, request.account, period));
   });
 

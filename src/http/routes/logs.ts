@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidField, quoted } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import { expandStates, listLogs } from "../../services/messages.js";
 import type { LogFilter } from "../../store/store.js";
-import { fitPage, truncateBodies } from "../views/page-budget.js";
+import { fitJsonPage, truncateBodies } from "../views/page-budget.js";
 import {
+  cursorParam,
   intParam,
   MESSAGE_FILTER_KEYS,
   messageFilterFromQuery,
@@ -12,7 +12,6 @@ import {
   orderParam,
   type Query,
   rejectUnknownKeys,
-  single,
 } from "../query.js";
 import { logRecord } from "../views/log-view.js";
 import { readable } from "../plugins/auth.js";
@@ -43,14 +42,11 @@ export function logRoutes(app: FastifyInstance, services: Services): void {
       count: intParam(query, "count", 1, 1000) ?? 100,
       order: orderParam(query, "latestFirst"),
     };
-    const cursor = single(query, "cursor");
-    if (cursor !== undefined && cursor !== "") {
-      if (!/^\d+$/.test(cursor)) throw invalidField("cursor", `${quoted(cursor)} is not a cursor returned by this API`);
-      p.cursor = cursor;
-    }
+    const cursor = cursorParam(query);
+    if (cursor !== undefined) p.cursor = cursor;
     const result = await listLogs(services, request.account, p);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); both logs base64 their bodies.
-    const fitted = fitPage(
+    const fitted = fitJsonPage(
       result.logs,
       (e) => truncateBodies(logRecord(e), [], ["body", "responseBody"]),
       (e) => e.seq,

@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
-import { invalidField, quoted } from "../../errors.js";
+import type { FastifyInstance } from "fastify";
 import type { Services } from "../../services/context.js";
 import {
   defaultAccountOf,
@@ -10,30 +9,17 @@ import {
   setPlan,
   setProdPack,
 } from "../../services/management.js";
-import { isStatsPeriod } from "../../domain/stats-period.js";
 import { usageStats } from "../../services/stats.js";
 import type { Dialect } from "../../domain/dialect.js";
 import type { Account } from "../../domain/records.js";
 import { jsonObjectBody } from "../body.js";
-import { type Query, single } from "../query.js";
-import { accountRecord, parsePlanName } from "../views/account-view.js";
+import { parseBudgetBody, parsePlanBody } from "../bodies/management-accounts.js";
+import { sendOk } from "../replies.js";
+import { periodParam, type Query } from "../query.js";
+import { accountRecord } from "../views/account-view.js";
 import type { ManagementAccount, UsageStats } from "../schemas/management.js";
 
 type Id = { Params: { id: string } };
-
-/** `budget` of update-budget: monthly dollars, 0 (no limit) or 20..10000 (docs/management.md). */
-function budgetOf(budget: unknown): number {
-  if (budget === undefined) throw invalidField("budget", "is required");
-  if (typeof budget !== "number" || !Number.isInteger(budget) || (budget !== 0 && (budget < 20 || budget > 10_000))) {
-    throw invalidField("budget", "must be 0 or an integer in 20..10000");
-  }
-  return budget;
-}
-
-/** Action endpoints answer the JSON string "OK" (docs/management.md). */
-export function sendOk(reply: FastifyReply) {
-  return reply.type("application/json; charset=utf-8").send(JSON.stringify("OK"));
-}
 
 /**
  * Messaging accounts on the management API (docs/management.md "Messaging accounts") under `/v2/msgsvc/` and
@@ -68,14 +54,14 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
   app.post<Id>(`${base}/set-plan/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    await setPlan(services, account, parsePlanName(body.plan_name, dialect, "plan_name"));
+    await setPlan(services, account, parsePlanBody(body, dialect));
     return sendOk(reply);
   });
 
   app.patch<Id>(`${base}/update-budget/:id`, async (request, reply) => {
     const account = await ownedAccount(services, request.customer, request.params.id);
     const body = jsonObjectBody(request) ?? {};
-    await setBudget(services, account, budgetOf(body.budget));
+    await setBudget(services, account, parseBudgetBody(body));
     return sendOk(reply);
   });
 
@@ -91,10 +77,7 @@ function routesUnder(app: FastifyInstance, services: Services, dialect: Dialect)
 
   /** `period` ∈ 1h, 3h, 12h, 1d, 3d, 7d, 30d; default 1h. */
   const stats = async (account: Account, query: Query): Promise<UsageStats> => {
-    const period = single(query, "period") ?? "1h";
-    if (!isStatsPeriod(period)) {
-      throw invalidField("period", `${quoted(period)} must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d`);
-    }
+    const period = periodParam(query);
     return usageStats(services, account, period);
   };
   app.get<Id>(`${base}/stats/:id`, async (request) =>

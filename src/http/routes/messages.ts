@@ -5,10 +5,10 @@ import { cancelMessage, cancelMessages, getMessage, listMessages } from "../../s
 import { isMessageListState, MESSAGE_LIST_STATES, type MessageListState } from "../../domain/message-list-state.js";
 import type { MessageRowFilter } from "../../store/message-row-store.js";
 import { jsonObjectBody } from "../body.js";
+import { parseCancelBody } from "../bodies/messages.js";
 import {
   intParam,
   MESSAGE_FILTER_KEYS,
-  messageFilterFromBody,
   messageFilterFromQuery,
   multi,
   orderParam,
@@ -84,16 +84,9 @@ export function messageRoutes(app: FastifyInstance, services: Services): void {
     const query = request.query as Query;
     rejectUnknownKeys(query, BULK_CANCEL_KEYS, request.dialect.tokenQuery);
     const body = jsonObjectBody(request);
-    if (body) {
-      const ids = body.messageIds;
-      if (ids !== undefined && ids !== null && !(Array.isArray(ids) && ids.every((id) => typeof id === "string"))) {
-        throw invalidField("messageIds", "must be an array of message ids");
-      }
-    }
-    const filter = body ? messageFilterFromBody(body) : messageFilterFromQuery(query);
-    const count =
-      intParam(query, "count", 1, 500) ??
-      (body?.count !== undefined ? intParam({ count: String(body.count) }, "count", 1, 500) : undefined);
+    const fromBody = body ? parseCancelBody(body) : undefined;
+    const filter = fromBody ? fromBody.filter : messageFilterFromQuery(query);
+    const count = intParam(query, "count", 1, 500) ?? fromBody?.count;
     return { cancelled: await cancelMessages(services, request.account, filter, count) };
   });
 }

@@ -12,9 +12,9 @@ import {
 } from "../../services/queues.js";
 import { jsonBody, rawBody } from "../body.js";
 import { parseQueueUpsert } from "../bodies/queues.js";
-import { splitDestination } from "../destination.js";
+import { restAfter, splitDestination } from "../destination.js";
 import { queueRecord } from "../views/group-queue-views.js";
-import { restAfter, sendPublished } from "./publish.js";
+import { sendPublished } from "../replies.js";
 import { readable } from "../plugins/auth.js";
 
 type Named = { Params: { name: string } };

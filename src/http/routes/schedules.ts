@@ -10,10 +10,9 @@ import {
   triggerSchedule,
 } from "../../services/schedules.js";
 import { rawBody } from "../body.js";
-import { splitDestination } from "../destination.js";
+import { restAfter, splitDestination } from "../destination.js";
 import type { ScheduleCreated, ScheduleTriggered } from "../schemas/schedules.js";
 import { scheduleRecord } from "../views/schedule-view.js";
-import { restAfter } from "./publish.js";
 import { readable } from "../plugins/auth.js";
 
 type IdParams = { Params: { id: string } };

@@ -10,14 +10,13 @@ import {
   searchIndexStats,
   searchIndexThroughput,
 } from "../../services/search.js";
-import { invalidField } from "../../errors.js";
-import { isStatsPeriod } from "../../domain/stats-period.js";
 import type { SearchIndex } from "../../domain/search.js";
 import { jsonObjectBody } from "../body.js";
+import { periodParam, type Query } from "../query.js";
 import { parseSearchIndexCreate, parseSearchIndexRename } from "../bodies/search-indexes.js";
 import { searchIndexRecord } from "../views/search-view.js";
 import type { SearchIndexRecord, SearchIndexStats } from "../schemas/search.js";
-import { sendOk } from "./management-accounts.js";
+import { sendOk } from "../replies.js";
 
 type Id = { Params: { id: string } };
 
@@ -40,10 +39,8 @@ export function searchRoutes(app: FastifyInstance, services: Services): void {
   app.get<Id>("/v2/search/:id", async (request) =>
     view(request, await getSearchIndex(services, request.customer, request.params.id)),
   );
-  type StatsRequest = Id & { Querystring: { period?: string } };
-  app.get<StatsRequest>("/v2/search/:id/stats", async (request): Promise<SearchIndexStats> => {
-    const period = request.query.period ?? "1h";
-    if (!isStatsPeriod(period)) throw invalidField("period", "must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d");
+  app.get<Id>("/v2/search/:id/stats", async (request): Promise<SearchIndexStats> => {
+    const period = periodParam(request.query as Query);
     return searchIndexStats(services, await getSearchIndex(services, request.customer, request.params.id), period);
   });
   app.delete<Id>("/v2/search/:id", async (request, reply) => {

@@ -5,9 +5,8 @@ import { RUN_STATES, type RunFilter, type RunState, userIdOfToken, webhookEventD
 import { publish } from "../../services/publish.js";
 import { runActivity } from "../../services/workflow-activity.js";
 import { rerunFromDlq, rerunManyFromDlq, retryFailureCallback, runOverrides } from "../../services/workflow-dlq.js";
-import type { DlqFilter } from "../../store/store-dlq.js";
-import { splitDestination } from "../destination.js";
-import { restAfter } from "./publish.js";
+import type { DlqFilter } from "../../store/dlq-store.js";
+import { restAfter, splitDestination } from "../destination.js";
 import { invalidField, notFound } from "../../errors.js";
 import type { Services } from "../../services/context.js";
 import {
@@ -15,11 +14,11 @@ import {
   endRun,
   eventIdParam,
   notify,
-  parseWaitRequest,
   runIdParam,
   waitForEvent,
 } from "../../services/workflows.js";
 import { jsonBody, rawBody } from "../body.js";
+import { parseWaitRequest } from "../bodies/workflows.js";
 import { readable } from "../plugins/auth.js";
 import { intParam, multi, type Query, single } from "../query.js";
 import { historyView, runLogView, waiterView } from "../views/workflow-view.js";

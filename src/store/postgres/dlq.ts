@@ -1,6 +1,7 @@
-import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
+import type { DlqFilter, DlqStore } from "../dlq-store.js";
 import type { PgContext } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
+import { seqPage } from "../pages.js";
 import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
 
 /**
@@ -56,10 +57,9 @@ export function dlqQueries(ctx: PgContext): DlqStore {
         `SELECT * FROM dlq WHERE ${where}${after} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ${params.add(count + 1)}`,
         params.values,
       );
-      const page = rows.slice(0, count);
-      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(dlqEntryFromRow) };
-      if (rows.length > count && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
-      return result;
+      const { page, cursor: next } = seqPage(rows, count);
+      const entries = page.map(dlqEntryFromRow);
+      return next === undefined ? { entries } : { entries, cursor: next };
     },
 
     dlqGet: async ({ accountId, dlqId }) => {

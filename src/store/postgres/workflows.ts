@@ -1,6 +1,7 @@
 import type { RunFilter, RunState, Waiter, WorkflowRun } from "../../domain/workflow.js";
 import { RUN_STATES } from "../../domain/workflow.js";
 import type { WorkflowStore } from "../workflow-store.js";
+import { seqPage } from "../pages.js";
 import { RUN_INSERT_COLUMNS, type RunRow, runFromRow, runInsertValues, waiterFromRow } from "../workflow-rows.js";
 import type { PgContext } from "./context.js";
 import { Params } from "./filters.js";
@@ -169,10 +170,9 @@ export function workflowQueries(ctx: PgContext): WorkflowStore {
         `SELECT * FROM workflow_runs WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ${params.add(count + 1)}`,
         params.values,
       );
-      const page = rows.slice(0, count);
-      const result: { runs: WorkflowRun[]; cursor?: string } = { runs: page.map(runFromRow) };
-      if (rows.length > count && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
-      return result;
+      const { page, cursor: next } = seqPage(rows, count);
+      const runs = page.map(runFromRow);
+      return next === undefined ? { runs } : { runs, cursor: next };
     },
 
     workflowWaitRegister: ({ waiter, timeoutItem, now }) =>

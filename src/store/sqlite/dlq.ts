@@ -1,6 +1,7 @@
-import type { DlqEntry, DlqFilter, DlqStore } from "../store-dlq.js";
+import type { DlqFilter, DlqStore } from "../dlq-store.js";
 import type { SqliteContext } from "./context.js";
 import { filterSql } from "./filters.js";
+import { seqPage } from "../pages.js";
 import { type DlqRow, dlqEntryFromRow } from "../rows-shared.js";
 
 /** WHERE terms of a DLQ filter; fromDate/toDate apply to the time the entry was written. */
@@ -43,11 +44,9 @@ export function dlqQueries(ctx: SqliteContext): DlqStore {
         params.push(Number(cursor));
       }
       const sql = `SELECT * FROM dlq WHERE account_id = ? ${and(where)} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ?`;
-      const rows = db.prepare(sql).all(accountId, ...params, limit + 1) as DlqRow[];
-      const page = rows.slice(0, limit);
-      const result: { entries: DlqEntry[]; cursor?: string } = { entries: page.map(dlqEntryFromRow) };
-      if (rows.length > limit && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
-      return result;
+      const { page, cursor: next } = seqPage(db.prepare(sql).all(accountId, ...params, limit + 1) as DlqRow[], limit);
+      const entries = page.map(dlqEntryFromRow);
+      return next === undefined ? { entries } : { entries, cursor: next };
     },
 
     dlqGet: async ({ accountId, dlqId }) => {

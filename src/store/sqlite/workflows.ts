@@ -1,6 +1,7 @@
 import type { RunFilter, RunState, Waiter, WorkflowRun } from "../../domain/workflow.js";
 import { RUN_STATES } from "../../domain/workflow.js";
 import type { WorkflowStore } from "../workflow-store.js";
+import { seqPage } from "../pages.js";
 import { type RunRow, runFromRow, runInsertValues, waiterFromRow } from "../workflow-rows.js";
 import type { SqliteContext } from "./context.js";
 import { messageInserter } from "./messages.js";
@@ -166,10 +167,9 @@ export function workflowQueries(ctx: SqliteContext): WorkflowStore {
       const rows = db
         .prepare(`SELECT * FROM workflow_runs WHERE account_id = ? ${and(where)} ORDER BY seq DESC LIMIT ?`)
         .all(accountId, ...params, count + 1) as RunRow[];
-      const page = rows.slice(0, count);
-      const result: { runs: WorkflowRun[]; cursor?: string } = { runs: page.map(runFromRow) };
-      if (rows.length > count && page.length > 0) result.cursor = String(page[page.length - 1]!.seq);
-      return result;
+      const { page, cursor: next } = seqPage(rows, count);
+      const runs = page.map(runFromRow);
+      return next === undefined ? { runs } : { runs, cursor: next };
     },
 
     workflowWaitRegister: ({ waiter, timeoutItem, now }) =>

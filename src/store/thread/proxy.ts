@@ -2,16 +2,9 @@ import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import type { Config } from "../../config.js";
 import type { Store, StoreCapabilities } from "../store.js";
-import {
-  type Answer,
-  type Call,
-  errorFromWire,
-  forTransfer,
-  type FromStoreThread,
-  reviveBuffers,
-  type ToStoreThread,
-} from "./wire.js";
-import { workerEntry } from "../../worker-entry.js";
+import type { Answer, Call, FromStoreThread, ToStoreThread } from "./wire.js";
+import { errorFromWire, forTransfer, reviveBuffers } from "../../threads/wire.js";
+import { workerEntry } from "../../threads/worker-entry.js";
 import { timerDelay } from "../../domain/timers.js";
 
 /** How many messages and calls went to the store thread: read by tests (one message per turn) and diagnostics. */

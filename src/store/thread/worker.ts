@@ -4,7 +4,8 @@ import { createLogger } from "../../logger.js";
 import { threadRegistry } from "../../metrics/registry.js";
 import { openStore } from "../open.js";
 import type { Store } from "../store.js";
-import { type Answer, errorToWire, forTransfer, type FromStoreThread, reviveBuffers, type ToStoreThread } from "./wire.js";
+import type { Answer, FromStoreThread, ToStoreThread } from "./wire.js";
+import { errorToWire, forTransfer, reviveBuffers } from "../../threads/wire.js";
 
 /**
  * The store thread (docs/threading.md): opens the configured adapter and runs the calls the main thread's proxy
