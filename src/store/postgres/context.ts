@@ -93,19 +93,17 @@ export function openPgContext(o: PgStoreOptions): PgContext {
 
   const batcher = new PgWriteBatcher(
     pool,
-    async (client, { logs, usage, notifyDue }) => {
-      await client.query({
-        ...flushSql,
-        values: [
-          ...columnsOf(logs.map(logValues), LOG_COLUMNS.length),
-          usage.map((r) => r.accountId),
-          usage.map((r) => r.minute),
-          usage.map((r) => r.metric),
-          usage.map((r) => r.count),
-          usage.map((r) => r.bytes),
-          notifyDue,
-        ],
-      });
+    async (pipe, { logs, usage, notifyDue }) => {
+      // Sent, not flushed: it leaves with the COMMIT the batcher sends right after (write-batcher.ts).
+      await pipe.send(flushSql, [
+        ...columnsOf(logs.map(logValues), LOG_COLUMNS.length),
+        usage.map((r) => r.accountId),
+        usage.map((r) => r.minute),
+        usage.map((r) => r.metric),
+        usage.map((r) => r.count),
+        usage.map((r) => r.bytes),
+        notifyDue,
+      ]);
     },
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),
@@ -130,7 +128,8 @@ export function openPgContext(o: PgStoreOptions): PgContext {
     insertMessages: async (tx, rows, now) => {
       if (rows.length === 0) return;
       const values = rows.map((r) => messageValues(r.message, r.leaseOwner, r.leaseUntil));
-      await tx.query(insertMessagesSql, columnsOf(values, MESSAGE_COLUMNS.length));
+      // Nothing is read back: in a pipelined run it leaves with the COMMIT (write-batch-tx.ts, Tx.defer).
+      await tx.defer(insertMessagesSql, columnsOf(values, MESSAGE_COLUMNS.length));
       await noteFlowKeys(tx, rows.map((r) => r.message), now); // a message's flow-control value configures its key
       if (rows.some((r) => r.leaseOwner === null && isClaimable(r.message) && wakesOthers(r.message.dueAt, now))) {
         tx.notifyDue();

@@ -11,6 +11,7 @@ import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
+import { KnownRoom } from "./fast-path-pipelined.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
@@ -88,6 +89,18 @@ const finishDeliveredKeptSql = {
     FROM unnest($1::text[], $3::int8[], $4::int4[]) AS u(id, now, status)
     WHERE m.id = u.id AND m.lease_owner = $2 AND m.state = 'ACTIVE' RETURNING m.id`,
 };
+/**
+ * In a pipelined run (write-batch-tx.ts, Tx.pipelined) a batch's plain deliveries are sent without waiting for the
+ * rows they ended: every lease is taken to be still held (it nearly always is), and `ferry_expect` (migration 069)
+ * fails the transaction when one was lost meanwhile (a rescued lease). Then the batch runs again reading which rows
+ * ended. `$n`: how many rows the statement must end.
+ */
+const expectingAll = (sql: { name: string; text: string }, n: number) => ({
+  name: `${sql.name}_expect`,
+  text: `WITH ended AS (${sql.text}) SELECT ferry_expect(count(*) = $${n}, 'a delivery''s lease') AS ok FROM ended`,
+});
+const finishDeliveredExpectSql = expectingAll(finishDeliveredSql, 3);
+const finishDeliveredKeptExpectSql = expectingAll(finishDeliveredKeptSql, 5);
 /** The first lease of rows that derive their log is stamped on them (docs/states.md "The message row"). */
 const firstLeaseSql = {
   name: "ferry_first_lease",
@@ -124,7 +137,10 @@ function messageInserters(ctx: PgContext) {
    * a few milliseconds later.
    */
   const tight = new Set<string>();
+  /** Each account's room as last read, for the pipelined gate (fast-path-pipelined.ts). */
+  const known = new KnownRoom();
   const roomOf = (accountId: string, room: number) => {
+    known.roomRead(accountId, room);
     if (room < TIGHT_ROOM) tight.add(accountId);
     else tight.delete(accountId);
   };
@@ -153,11 +169,10 @@ function messageInserters(ctx: PgContext) {
   const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
     const rows: { message: Message; leaseOwner: string | null; leaseUntil: number | null }[] = [];
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
-    const fastPathAllowed = fastPathGate(
-      tx,
-      calls.flatMap((c) => c.items),
-      roomOf,
-    );
+    // In a pipelined run, without reading the room first when it was ample (fast-path-pipelined.ts).
+    const items = calls.flatMap((c) => c.items);
+    const fastPathAllowed =
+      (tx.pipelined ? await known.gate(tx, items) : undefined) ?? fastPathGate(tx, items, roomOf);
     const answers: InsertResult[][] = [];
     for (const { items, now, dedupWindowMs } of calls) {
       const results: InsertResult[] = [];
@@ -259,17 +274,23 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       const kept = mine.filter((i) => finishes[i]!.message.derivedLog === true);
       const gone = mine.filter((i) => finishes[i]!.message.derivedLog !== true);
       if (kept.length > 0) {
-        const values = [
-          kept.map((i) => finishes[i]!.message.id),
-          owner,
-          kept.map((i) => finishes[i]!.now),
-          kept.map((i) => records[i]!.lastStatus),
-        ];
-        for (const row of await tx.query<{ id: string }>(finishDeliveredKeptSql, values)) deleted.add(row.id);
+        const ids = kept.map((i) => finishes[i]!.message.id);
+        const values = [ids, owner, kept.map((i) => finishes[i]!.now), kept.map((i) => records[i]!.lastStatus)];
+        if (tx.pipelined) {
+          await tx.defer(finishDeliveredKeptExpectSql, [...values, new Set(ids).size]);
+          for (const id of ids) deleted.add(id);
+        } else {
+          for (const row of await tx.query<{ id: string }>(finishDeliveredKeptSql, values)) deleted.add(row.id);
+        }
       }
       if (gone.length > 0) {
         const ids = gone.map((i) => finishes[i]!.message.id);
-        for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
+        if (tx.pipelined) {
+          await tx.defer(finishDeliveredExpectSql, [ids, owner, new Set(ids).size]);
+          for (const id of ids) deleted.add(id);
+        } else {
+          for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
+        }
       }
     }
     return finishes.map((f, i) => {

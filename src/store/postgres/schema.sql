@@ -502,6 +502,19 @@ BEGIN
 END;
 $function$;
 
+-- function ferry_expect
+CREATE OR REPLACE FUNCTION public.ferry_expect(p_holds boolean, p_what text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF p_holds IS NOT TRUE THEN
+    RAISE EXCEPTION 'ferry: % changed since it was read; the batch runs again', p_what USING ERRCODE = 'FE001';
+  END IF;
+  RETURN TRUE;
+END
+$function$;
+
 -- function ferry_flow_fast_path
 CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer)
  RETURNS TABLE(plan text, waiting boolean, active bigint)

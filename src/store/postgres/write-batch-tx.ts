@@ -22,6 +22,20 @@ export interface Tx {
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Runs a statement for its row count (UPDATE/DELETE without RETURNING). */
   execute(statement: Statement, values?: unknown[]): Promise<number>;
+  /**
+   * Runs a statement whose rows the operation does not need. In a pipelined run (`pipelined`) it is only sent: it
+   * leaves together with the rest of the transaction and its COMMIT, and is checked once they are answered; if it
+   * failed, nothing was committed and the whole batch runs again, not pipelined, where `defer` waits for its
+   * statement like `execute`. So a deferred statement may also check a premise the operation took for granted and
+   * fail when it does not hold (`ferry_expect`, migration 069).
+   */
+  defer(statement: Statement, values?: unknown[]): Promise<void>;
+  /**
+   * True in a batch's first run: statements sent with `defer` are checked only at COMMIT, so an operation may
+   * assume what it would otherwise read first and check it with a deferred statement (docs/postgres.md, "One round
+   * trip per transaction"). False when the batch runs again after a failure.
+   */
+  readonly pipelined: boolean;
   insertLog(entry: LogEntry): void;
   addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
   /** Messages became due (or due soon): other nodes are woken by NOTIFY after COMMIT. */
@@ -89,11 +103,81 @@ export function conflictPause(tries: number): Promise<void> {
 const queryConfig = (statement: Statement, values: unknown[]) =>
   typeof statement === "string" ? { text: statement, values } : { ...statement, values };
 
-export function txFor(client: pg.PoolClient, buffer: OpBuffer): Tx {
+/**
+ * A batch's connection with its writes held back until they are needed: statements sent in a row (BEGIN and the
+ * first statement, the deferred ones, the flush and COMMIT) leave in one socket write, and PostgreSQL reads them in
+ * one go. pg writes each statement on its own otherwise (pipeline mode sends without waiting, but one write each),
+ * and on loopback each write also does the server's side of the work. Anything awaited flushes first.
+ */
+export class Pipe {
+  private corked = false;
+  /** The deferred statements of the current run, in the order they were sent. */
+  readonly deferred: Promise<unknown>[] = [];
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  /** Sends without waiting (held back until `flush`). */
+  send(statement: Statement, values: unknown[] = []): Promise<pg.QueryResult> {
+    if (!this.corked) {
+      this.corked = true;
+      socketOf(this.client)?.cork();
+    }
+    return this.client.query(queryConfig(statement, values));
+  }
+
+  /** Lets everything held back leave now (one write). */
+  flush(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    socketOf(this.client)?.uncork();
+  }
+
+  /** Sends, flushes and waits for the answer. */
+  query(statement: Statement, values: unknown[] = []): Promise<pg.QueryResult> {
+    const result = this.send(statement, values);
+    this.flush();
+    return result;
+  }
+
+  /** The first failure among the deferred statements sent so far (they are answered in order), if any. */
+  async deferredFailure(): Promise<unknown> {
+    for (const d of this.deferred) {
+      try {
+        await d;
+      } catch (error) {
+        return error ?? new Error("deferred statement failed");
+      }
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The client's socket. pg keeps it as `connection.stream` (not in its types); without it statements simply leave
+ * one write each, as before.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
+    ?.stream;
+  return stream && typeof stream.cork === "function" && typeof stream.uncork === "function"
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined;
+}
+
+export function txFor(pipe: Pipe, buffer: OpBuffer, pipelined: boolean): Tx {
   return {
-    query: async <R>(statement: Statement, values: unknown[] = []) =>
-      (await client.query(queryConfig(statement, values))).rows as R[],
-    execute: async (statement, values = []) => (await client.query(queryConfig(statement, values))).rowCount ?? 0,
+    pipelined,
+    query: async <R>(statement: Statement, values: unknown[] = []) => (await pipe.query(statement, values)).rows as R[],
+    execute: async (statement, values = []) => (await pipe.query(statement, values)).rowCount ?? 0,
+    defer: async (statement, values = []) => {
+      if (!pipelined) {
+        await pipe.query(statement, values);
+        return;
+      }
+      const sent = pipe.send(statement, values);
+      sent.catch(() => {}); // checked by the batch (Pipe.deferredFailure), never unhandled
+      pipe.deferred.push(sent);
+    },
     insertLog: (entry) => {
       buffer.logs.push(entry);
     },

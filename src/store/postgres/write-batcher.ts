@@ -9,6 +9,7 @@ import {
   MAX_OPS_PER_COMMIT,
   NOTHING_BUFFERED,
   OpBuffer,
+  Pipe,
   type Tx,
   txFor,
   type UsageRow,
@@ -48,7 +49,7 @@ export interface MergeableOp<I, R> {
 
 /** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
 export type BatchSink = (
-  client: pg.PoolClient,
+  pipe: Pipe,
   buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean },
 ) => Promise<void>;
 
@@ -248,8 +249,12 @@ export class PgWriteBatcher {
     try {
       for (let tries = 1; ; tries++) {
         try {
-          const outcome = await this.attempt(client, batch, batch.length > 1 ? "optimistic" : "single");
-          if (outcome === "retry") await this.attempt(client, batch, "savepoints");
+          const mode = batch.length > 1 ? "optimistic" : "single";
+          // Pipelined first; a deferred statement that failed (a premise that no longer held) runs it again with
+          // every statement awaited, and a failed operation isolates the others in the savepoint run.
+          let outcome = await this.attempt(client, batch, mode, true);
+          if (outcome === "careful") outcome = await this.attempt(client, batch, mode, false);
+          if (outcome === "retry") await this.attempt(client, batch, "savepoints", false);
           break;
         } catch (error) {
           // A deadlock in the flush or at COMMIT rolled the whole batch back: every operation may simply run again.
@@ -273,18 +278,46 @@ export class PgWriteBatcher {
 
   /**
    * One transaction over the batch. "optimistic" runs the operations back to back and asks for a savepoint run
-   * ("retry") at the first failure; "savepoints" isolates each operation; "single" is a batch of one.
+   * ("retry") at the first failure; "savepoints" isolates each operation; "single" is a batch of one. `pipelined`:
+   * the operations' deferred statements (Tx.defer) leave with the COMMIT; if one failed, nothing was committed and
+   * the batch asks to run again not pipelined ("careful").
    * Resolves or rejects every operation itself once COMMIT returned; throws only for batch-wide failures.
    */
   private async attempt(
     client: pg.PoolClient,
     batch: Pending[],
     mode: "optimistic" | "savepoints" | "single",
-  ): Promise<"done" | "retry"> {
-    // BEGIN goes out together with the first statement (pipeline mode): one round trip less per batch. It can only
+    pipelined: boolean,
+  ): Promise<"done" | "retry" | "careful"> {
+    const pipe = new Pipe(client);
+    try {
+      return await this.attemptOn(pipe, batch, mode, pipelined && mode !== "savepoints");
+    } finally {
+      pipe.flush(); // never leave the connection holding back writes
+    }
+  }
+
+  private async attemptOn(
+    pipe: Pipe,
+    batch: Pending[],
+    mode: "optimistic" | "savepoints" | "single",
+    pipelined: boolean,
+  ): Promise<"done" | "retry" | "careful"> {
+    // BEGIN goes out together with the first statement (one write): one round trip less per batch. It can only
     // fail with the connection, and then every statement after it fails too; it is checked before resolving anyway.
-    const begun = client.query("BEGIN");
+    const begun = pipe.send("BEGIN");
     begun.catch(() => {});
+    /**
+     * An operation failed: when a deferred statement sent before it failed, that failure aborted the transaction
+     * (the operation's error is only its echo) and the batch runs again not pipelined.
+     */
+    const deferredFirst = async (): Promise<"careful" | undefined> => {
+      const cause = await pipe.deferredFailure();
+      if (cause === undefined) return undefined;
+      if (isUnavailableError(cause) || isRetryableConflict(cause)) throw cause;
+      await pipe.query("ROLLBACK");
+      return "careful";
+    };
     const results: OpResult[] = [];
     for (const unit of unitsOf(batch, mode)) {
       if (unit.length > 1) {
@@ -292,7 +325,7 @@ export class PgWriteBatcher {
         const buffer = new OpBuffer();
         try {
           const values = await unit[0]!.merge!.runMany(
-            txFor(client, buffer),
+            txFor(pipe, buffer, pipelined),
             unit.map((p) => p.merge!.item),
           );
           // The run's logs and usage are flushed once, with its first operation.
@@ -301,8 +334,9 @@ export class PgWriteBatcher {
           });
           continue;
         } catch (error) {
+          if ((await deferredFirst()) === "careful") return "careful";
           if (isUnavailableError(error)) throw error;
-          await client.query("ROLLBACK");
+          await pipe.query("ROLLBACK");
           return "retry";
         }
       }
@@ -311,44 +345,54 @@ export class PgWriteBatcher {
       for (;;) {
         tries++;
         const buffer = new OpBuffer();
-        if (mode === "savepoints") await client.query("SAVEPOINT op");
+        if (mode === "savepoints") await pipe.query("SAVEPOINT op");
         try {
-          const value = await p.op(txFor(client, buffer));
-          if (mode === "savepoints") await client.query("RELEASE SAVEPOINT op");
+          const value = await p.op(txFor(pipe, buffer, pipelined));
+          if (mode === "savepoints") await pipe.query("RELEASE SAVEPOINT op");
           results.push({ p, ok: true, value, buffer });
           break;
         } catch (error) {
+          if ((await deferredFirst()) === "careful") return "careful";
           if (isUnavailableError(error)) throw error;
           if (mode === "optimistic") {
-            await client.query("ROLLBACK");
+            await pipe.query("ROLLBACK");
             return "retry";
           }
           if (mode === "single") {
-            await client.query("ROLLBACK");
+            await pipe.query("ROLLBACK");
             if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) {
               await conflictPause(tries);
-              await client.query("BEGIN");
+              // Not pipelined any more: what it deferred before was rolled back with the transaction.
+              if (pipelined) return "careful";
+              await pipe.query("BEGIN");
               continue;
             }
             p.reject(classifyError(error));
             return "done";
           }
-          await client.query("ROLLBACK TO SAVEPOINT op");
-          await client.query("RELEASE SAVEPOINT op");
+          await pipe.query("ROLLBACK TO SAVEPOINT op");
+          await pipe.query("RELEASE SAVEPOINT op");
           if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) continue;
           results.push({ p, ok: false, value: classifyError(error), buffer });
           break;
         }
       }
     }
-    // Flush and COMMIT go out together (the pool's connections run in pipeline mode): the counters' row locks the
-    // flush takes are released without waiting for a round trip through this busy event loop. Other batches, of
-    // this node and of others, queue on those rows, so that wait would become everybody's. A failed flush turns
-    // the COMMIT into a ROLLBACK on the server.
-    const flushed = this.flush(client, results);
-    const committed = client.query("COMMIT");
+    // Flush and COMMIT go out together, in one write with whatever was deferred: the counters' row locks the flush
+    // takes are released without waiting for a round trip through this busy event loop. Other batches, of this
+    // node and of others, queue on those rows, so that wait would become everybody's. A failed statement turns the
+    // COMMIT into a ROLLBACK on the server.
+    const flushed = this.flush(pipe, results);
+    const committed = pipe.send("COMMIT");
+    pipe.flush();
     const [begin, flush, commit] = await Promise.allSettled([begun, flushed, committed]);
     if (begin.status === "rejected") throw begin.reason;
+    // A deferred statement that failed is the cause of any failure after it (the transaction was aborted there).
+    const cause = await pipe.deferredFailure();
+    if (cause !== undefined) {
+      if (isUnavailableError(cause) || isRetryableConflict(cause)) throw cause;
+      return "careful"; // the COMMIT was a ROLLBACK: nothing was written
+    }
     if (flush.status === "rejected") throw flush.reason;
     if (commit.status === "rejected") throw commit.reason;
     for (const r of results) {
@@ -358,7 +402,7 @@ export class PgWriteBatcher {
     return "done";
   }
 
-  private async flush(client: pg.PoolClient, results: { ok: boolean; buffer: OpBuffer }[]): Promise<void> {
+  private async flush(pipe: Pipe, results: { ok: boolean; buffer: OpBuffer }[]): Promise<void> {
     const logs: LogEntry[] = [];
     const usage = new Map<string, UsageRow>();
     let due = false;
@@ -378,6 +422,6 @@ export class PgWriteBatcher {
     if (logs.length === 0 && usage.size === 0 && !due) return;
     // Same order in every batch: two batches updating the same counters cannot deadlock.
     const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    await this.sink(client, { logs, usage: rows, notifyDue: due });
+    await this.sink(pipe, { logs, usage: rows, notifyDue: due });
   }
 }

@@ -1,0 +1,63 @@
+import net from "node:net";
+
+/**
+ * A TCP relay between Ferry's PostgreSQL clients and the test cluster that counts **turns**: the times a client
+ * sent something after the server had answered (or first on a connection). Statements sent together, without
+ * waiting for an answer in between, count once, however many there are; each round trip a client waits for counts
+ * once more. So it tells how many round trips a piece of work cost, without any timing.
+ */
+export interface PgTurnCounter {
+  /** A connection URL through the relay (same database, user and parameters as `url`). */
+  url: string;
+  /** Turns since the last reset, over every connection. */
+  turns(): number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function pgTurnCounter(url: string): Promise<PgTurnCounter> {
+  const target = new URL(url);
+  let turns = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    sockets.add(client);
+    sockets.add(upstream);
+    /** True once the server answered since this client last sent: its next send is a new turn. */
+    let answered = true;
+    client.on("data", (chunk) => {
+      if (answered) turns++;
+      answered = false;
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      answered = true;
+      client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on("close", end);
+    upstream.on("close", end);
+    client.on("error", end);
+    upstream.on("error", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const relayed = new URL(url);
+  relayed.hostname = "127.0.0.1";
+  relayed.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: relayed.toString(),
+    turns: () => turns,
+    reset: () => {
+      turns = 0;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
