@@ -202,27 +202,4 @@ describe.runIf(postgresAvailable())("several nodes on PostgreSQL: shares of the 
     expect(await active("acc-500")).toBeLessThanOrEqual(500);
     expect(dbMax).toBeGreaterThan(400);
   }, 60_000);
-
-  it("the flow wake runs once per statement and wakes every account and key its rows left", async () => {
-    const [trigger] = await sql<{ per_row: boolean }>(
-      "SELECT (tgtype & 1) = 1 AS per_row FROM pg_trigger WHERE tgname = 'messages_flow_wake_rows'",
-    );
-    expect(trigger).toEqual({ per_row: false });
-    // Two accounts with a global wait list and a key with a parallelism limit each, and one delivery in flight each.
-    const fc = { key: "k", parallelism: 1, periodSec: 1 };
-    const running: Message[] = [];
-    for (const accountId of ["acc-paid", "acc-500"]) {
-      await insert(store, 2, accountId, T0, undefined, fc);
-      running.push(...(await claim(store, "node-a", T0)));
-    }
-    expect(running).toHaveLength(2);
-    await sql("UPDATE flow_accounts SET wake_at = $1", [T0 + 10_000]);
-    expect((await sql("SELECT 1 FROM flow_keys WHERE wake_at IS NOT NULL")).length).toBe(2);
-    // Both end in ONE statement (the batch of plain deliveries, messages.ts), as a batch of outcomes does.
-    await sql("UPDATE messages SET state = 'DELIVERED', lease_owner = NULL WHERE state = 'ACTIVE'");
-    const wakes = await sql<{ w: string }>(
-      "SELECT wake_at AS w FROM flow_accounts UNION ALL SELECT wake_at FROM flow_keys ORDER BY 1",
-    );
-    expect(wakes.map((r) => Number(r.w))).toEqual([0, 0, 0, 0]);
-  });
 });

@@ -705,56 +705,11 @@ BEGIN
 END
 $function$;
 
--- function ferry_flow_wake_rows
-CREATE OR REPLACE FUNCTION public.ferry_flow_wake_rows()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  v_accounts TEXT[];
-  v_keys TEXT[];
-  v_key_accounts TEXT[];
-  v_woken BIGINT;
-BEGIN
-  SELECT array_agg(DISTINCT o.account_id) INTO v_accounts
-    FROM ferry_left o JOIN ferry_entered n ON n.seq = o.seq WHERE o.state = 'ACTIVE' AND n.state <> 'ACTIVE';
-  IF v_accounts IS NULL THEN
-    RETURN NULL;
-  END IF;
-  WITH locked AS (
-    SELECT f.account_id FROM flow_accounts f WHERE f.account_id = ANY(v_accounts) AND f.wake_at IS NOT NULL
-    ORDER BY f.account_id FOR UPDATE),
-  woken AS (
-    UPDATE flow_accounts f SET wake_at = 0 FROM locked l WHERE f.account_id = l.account_id AND f.wake_at IS NOT NULL
-    RETURNING 1)
-  SELECT count(*) INTO v_woken FROM woken;
-  SELECT array_agg(k.account_id ORDER BY k.account_id, k.flow_key), array_agg(k.flow_key ORDER BY k.account_id, k.flow_key)
-    INTO v_key_accounts, v_keys
-    FROM (SELECT DISTINCT o.account_id, o.flow_key FROM ferry_left o JOIN ferry_entered n ON n.seq = o.seq
-      WHERE o.state = 'ACTIVE' AND n.state <> 'ACTIVE' AND o.flow_key IS NOT NULL) k;
-  IF v_keys IS NOT NULL THEN
-    WITH locked AS (
-      SELECT f.account_id, f.key FROM flow_keys f JOIN unnest(v_key_accounts, v_keys) AS u(account_id, key)
-        ON f.account_id = u.account_id AND f.key = u.key
-      WHERE f.parallelism IS NOT NULL ORDER BY f.account_id, f.key FOR UPDATE OF f),
-    woken AS (
-      UPDATE flow_keys f SET wake_at = CASE WHEN f.wake_at IS NULL THEN NULL ELSE 0 END
-      FROM locked l WHERE f.account_id = l.account_id AND f.key = l.key AND f.parallelism IS NOT NULL
-      RETURNING f.wake_at)
-    SELECT v_woken + count(*) INTO v_woken FROM woken WHERE wake_at IS NOT NULL;
-  END IF;
-  IF v_woken > 0 THEN
-    PERFORM pg_notify('ferry_due', '');
-  END IF;
-  RETURN NULL;
-END
-$function$;
-
 -- trigger accounts_changed
 CREATE TRIGGER accounts_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.accounts FOR EACH STATEMENT EXECUTE FUNCTION ferry_accounts_changed();
 
 -- trigger messages_flow_wake_delete
 CREATE TRIGGER messages_flow_wake_delete AFTER DELETE ON public.messages FOR EACH ROW WHEN ((old.state = 'ACTIVE'::text)) EXECUTE FUNCTION ferry_flow_wake();
 
--- trigger messages_flow_wake_rows
-CREATE TRIGGER messages_flow_wake_rows AFTER UPDATE ON public.messages REFERENCING OLD TABLE AS ferry_left NEW TABLE AS ferry_entered FOR EACH STATEMENT EXECUTE FUNCTION ferry_flow_wake_rows();
+-- trigger messages_flow_wake_update
+CREATE TRIGGER messages_flow_wake_update AFTER UPDATE OF state ON public.messages FOR EACH ROW WHEN (((old.state = 'ACTIVE'::text) AND (new.state <> 'ACTIVE'::text))) EXECUTE FUNCTION ferry_flow_wake();
