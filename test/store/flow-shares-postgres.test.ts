@@ -2,7 +2,6 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FlowControl, Message } from "../../src/domain/message.js";
 import type { Store } from "../../src/store/store.js";
-import { publishRunPace } from "../../src/store/postgres/run-pace.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
 import { aKeyedMessage, anAccount, NOW as T0 } from "./factories.js";
@@ -203,34 +202,4 @@ describe.runIf(postgresAvailable())("several nodes on PostgreSQL: shares of the 
     expect(await active("acc-500")).toBeLessThanOrEqual(500);
     expect(dbMax).toBeGreaterThan(400);
   }, 60_000);
-
-  it("the fast path tells how many nodes publish for the account, and a busy node paces its runs by it", async () => {
-    const nodes = [store, await db.more(), await db.more()];
-    for (const [i, node] of nodes.entries()) await insert(node, 1, "acc-paid", T0, `node-${i}`);
-    expect((await shares("acc-paid")).length).toBe(3);
-    await insert(store, 1, "acc-paid", T0 + 1, "node-0");
-    // Three nodes publish: a busy node (more than one publish in its last run) waits three run durations.
-    expect(publishRunPace({ runMs: 5, lastRunOps: 4 })).toBe(15);
-  });
-
-  it("publishes that come within a node's pace wait for it and share one run", async () => {
-    // A pace far longer than the gaps below, so that the test does not depend on the machine's speed.
-    const paced = await openPostgresTestStores({ postgres: { publishRunPace: () => 300 } });
-    try {
-      await paced.store.accountInsert({ account: anAccount("acc-paid", { plan: "paid" }) });
-      const at = (ms: number) => new Promise((r) => setTimeout(r, ms));
-      await Promise.all([insert(paced.store, 1, "acc-paid", T0, "node-a"), insert(paced.store, 1, "acc-paid", T0)]);
-      // Right after that run committed, two more publishes 20 ms apart: one transaction (one xmin) for both.
-      const first = insert(paced.store, 1, "acc-paid", T0 + 1, "node-a");
-      await at(20);
-      const second = insert(paced.store, 1, "acc-paid", T0 + 2, "node-a");
-      const ids = [...(await first), ...(await second)].map((r) => r.messageId);
-      const rows = await paced.sql<{ x: string }>("SELECT DISTINCT xmin::text AS x FROM messages WHERE id = ANY($1)", [
-        ids,
-      ]);
-      expect(rows).toHaveLength(1);
-    } finally {
-      await paced.dispose();
-    }
-  });
 });

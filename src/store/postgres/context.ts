@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import type { Message, NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
 import { noteFlowKeys } from "./flow-keys.js";
-import { publishRunPace } from "./run-pace.js";
 import {
   columnsOf,
   LOG_COLUMNS,
@@ -13,14 +12,7 @@ import {
   messageValues,
   unnestInsertSql,
 } from "./rows.js";
-import {
-  type MergeableOp,
-  PgWriteBatcher,
-  type RunPace,
-  type Statement,
-  type Tx,
-  type WriteOp,
-} from "./write-batcher.js";
+import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 
 export type { Tx } from "./write-batcher.js";
 
@@ -43,11 +35,6 @@ export interface PgStoreOptions {
    * 50 ms, when this node's publish runs come rarely (write-batcher.ts, MergeableOp.lazy). (Default: LAZY_WAIT_MS, 10 ms)
    */
   lazyWaitMs?: number;
-  /**
-   * How long after a publish run's start the next may start (write-batcher.ts RunPace); false: as soon as the
-   * previous one committed. (Default: publishRunPace of run-pace.ts, by the number of nodes publishing)
-   */
-  publishRunPace?: RunPace | false;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
   startWaitMs?: number;
   log?: Logger;
@@ -56,7 +43,7 @@ export interface PgStoreOptions {
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs" | "publishRunPace">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */
@@ -124,7 +111,6 @@ export function openPgContext(o: PgStoreOptions): PgContext {
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),
     o.lazyWaitMs,
-    o.publishRunPace === false ? undefined : (o.publishRunPace ?? publishRunPace),
   );
 
   const wakesOthers = (dueAt: number, now: number) => dueAt <= now + options.notifyHorizonMs;

@@ -2,7 +2,6 @@ import { fastPathRoom } from "../../domain/flow-claim.js";
 import type { NewMessage } from "../../domain/message.js";
 import { plans } from "../../domain/plans.js";
 import type { InsertItem } from "../store.js";
-import { noteWriters } from "./run-pace.js";
 import type { Tx } from "./write-batcher.js";
 
 /**
@@ -60,15 +59,13 @@ export function fastPathGate(
         (i) => i.leaseOwner !== undefined && !i.message.spec.flowControl && i.message.accountId === m.accountId,
       );
       const node = wanted[0]?.leaseOwner ?? "";
-      type Row = { plan: string | null; waiting: boolean; active: number; shared: boolean; nodes: number };
-      const [row] = await tx.query<Row>(
+      const [row] = await tx.query<{ plan: string | null; waiting: boolean; active: number; shared: boolean }>(
         fastPathSql,
         [m.accountId, wanted.length, node, m.createdAt, PLAN_NAMES, PLAN_CAPS, DEFAULT_CAP],
       );
       // No row: another transaction holds the account's flow row; the message goes through the claim.
       left = row ? fastPathRoom(row) : 0;
       if (row?.shared) grantedShares.add(shareKey(node, m.accountId));
-      if (row) noteWriters(row.nodes);
       // A share is only granted while at least half the account's bound is free: roomy (messages.ts TIGHT_ROOM).
       if (row) roomOf?.(m.accountId, row.shared ? Number.POSITIVE_INFINITY : left);
     }

@@ -525,7 +525,7 @@ $function$;
 
 -- function ferry_flow_fast_path
 CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer, p_node text, p_now bigint, p_plans text[], p_caps bigint[], p_default_cap bigint)
- RETURNS TABLE(plan text, waiting boolean, active bigint, shared boolean, nodes integer)
+ RETURNS TABLE(plan text, waiting boolean, active bigint, shared boolean)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
@@ -545,7 +545,7 @@ BEGIN
   SELECT a.plan INTO v_plan FROM accounts a WHERE a.id = p_account;
   IF v_plan IS NULL THEN
     -- No account record: no bound (src/domain/flow-claim.ts accountCap).
-    RETURN QUERY SELECT NULL::TEXT, FALSE, 0::BIGINT, FALSE, 1;
+    RETURN QUERY SELECT NULL::TEXT, FALSE, 0::BIGINT, FALSE;
     RETURN;
   END IF;
   v_cap := coalesce((SELECT u.cap FROM unnest(p_plans, p_caps) AS u(name, cap) WHERE u.name = v_plan), p_default_cap);
@@ -576,8 +576,7 @@ BEGIN
       IF v_bound + p_count <= v_size THEN
         UPDATE flow_shares s SET bound = v_bound + p_count, until = p_now + 2000
           WHERE s.account_id = p_account AND s.node = p_node;
-        RETURN QUERY SELECT v_plan, FALSE, v_cap - (v_size - v_bound), TRUE,
-          (SELECT count(*)::INTEGER FROM flow_shares s WHERE s.account_id = p_account AND s.until >= p_now);
+        RETURN QUERY SELECT v_plan, FALSE, v_cap - (v_size - v_bound), TRUE;
         RETURN;
       END IF;
     END IF;
@@ -610,7 +609,7 @@ BEGIN
       UPDATE flow_accounts f SET wake_at = 0 WHERE f.account_id = p_account;
       PERFORM pg_notify('ferry_due', '');
     END IF;
-    RETURN QUERY SELECT v_plan, TRUE, v_cap, FALSE, 1;
+    RETURN QUERY SELECT v_plan, TRUE, v_cap, FALSE;
     RETURN;
   END IF;
 
@@ -621,7 +620,7 @@ BEGIN
       SELECT count(*) INTO v_bound FROM messages m WHERE m.account_id = p_account AND m.state = 'ACTIVE';
     END IF;
     UPDATE flow_accounts f SET active_bound = v_bound + p_count WHERE f.account_id = p_account;
-    RETURN QUERY SELECT v_plan, FALSE, v_bound, FALSE, 1;
+    RETURN QUERY SELECT v_plan, FALSE, v_bound, FALSE;
     RETURN;
   END IF;
 
@@ -644,15 +643,14 @@ BEGIN
     INSERT INTO flow_shares AS s (account_id, node, size, bound, until)
       VALUES (p_account, p_node, v_mine + p_count + v_chunk, v_mine + p_count, p_now + 2000)
       ON CONFLICT (account_id, node) DO UPDATE SET size = excluded.size, bound = excluded.bound, until = excluded.until;
-    RETURN QUERY SELECT v_plan, FALSE, v_cap - (p_count + v_chunk), TRUE,
-      (SELECT count(*)::INTEGER FROM flow_shares s WHERE s.account_id = p_account AND s.until >= p_now);
+    RETURN QUERY SELECT v_plan, FALSE, v_cap - (p_count + v_chunk), TRUE;
     RETURN;
   END IF;
   -- Near the bound: no share (one would keep slots idle that other nodes' messages wait for), the exact count.
   IF v_has_share THEN
     DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
   END IF;
-  RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE, 1;
+  RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE;
 END
 $function$;
 

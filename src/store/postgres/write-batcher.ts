@@ -61,12 +61,6 @@ const INTERVAL_WEIGHT = 0.2;
 /** Lazy operations this many start their own transaction at once. */
 const LAZY_ENOUGH = 256;
 
-/**
- * How long after the start of a one-at-a-time run the next may start (ms; 0: at once), given what this node saw of
- * its runs: run-pace.ts (the cadence of publish runs with several nodes).
- */
-export type RunPace = (runs: { runMs: number; lastRunOps: number }) => number;
-
 interface Pending {
   op: WriteOp<unknown>;
   merge?: MergeableOp<unknown, unknown>;
@@ -110,16 +104,12 @@ export class PgWriteBatcher {
   /** When the last one-at-a-time run started, and the moving average of the intervals between them (ms). */
   private lastRunAt: number | undefined;
   private runInterval = 0;
-  /** Moving average of a one-at-a-time run's duration, start to COMMIT (ms), and the last one's operations. */
-  private runMs = 0;
-  private lastRunOps = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly sink: BatchSink,
     private readonly maxBatches: number,
     private readonly lazyWaitMs = LAZY_WAIT_MS,
-    private readonly pace: RunPace = () => 0,
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
@@ -163,11 +153,9 @@ export class PgWriteBatcher {
         return;
       }
       for (const kind of kinds) this.runningKinds.add(kind);
-      const runStart = performance.now();
-      if (kinds.size > 0) this.noteRun(runStart, batch.filter((p) => p.merge?.oneAtATime).length);
+      if (kinds.size > 0) this.noteRun(performance.now());
       this.active++;
       void this.commit(batch).finally(() => {
-        if (kinds.size > 0) this.runMs += INTERVAL_WEIGHT * (performance.now() - runStart - this.runMs);
         for (const kind of kinds) this.runningKinds.delete(kind);
         this.active--;
         if (this.queue.length > 0) this.pump();
@@ -179,8 +167,7 @@ export class PgWriteBatcher {
     }
   }
 
-  private noteRun(now: number, ops: number): void {
-    this.lastRunOps = ops;
+  private noteRun(now: number): void {
     if (this.lastRunAt !== undefined) {
       // An idle spell is not an interval between runs of a busy node: capped so that it does not linger.
       const interval = Math.min(now - this.lastRunAt, 2 * MAX_LAZY_WAIT_MS);
@@ -220,17 +207,9 @@ export class PgWriteBatcher {
     let heldBack = false;
     let eager = false;
     let lazyFrom = Number.POSITIVE_INFINITY;
-    // A one-at-a-time run starts no sooner than its pace after the previous one (run-pace.ts): until then its
-    // operations wait, and gather into a larger run.
-    const paceAt =
-      this.lastRunAt === undefined ? 0 : this.lastRunAt + this.pace({ runMs: this.runMs, lastRunOps: this.lastRunOps });
-    const paced = now < paceAt && !this.draining;
     for (const p of this.queue) {
       const kind = p.merge?.oneAtATime ? p.merge.kind : undefined;
-      if (
-        batch.length >= MAX_OPS_PER_COMMIT ||
-        (kind !== undefined && (this.runningKinds.has(kind) || paced))
-      ) {
+      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) {
         heldBack ||= kind !== undefined;
         rest.push(p);
         continue;
@@ -243,14 +222,11 @@ export class PgWriteBatcher {
     // Lazy operations alone wait for other work to ride along with: the publishes queued behind the run in flight
     // (one transaction away), or whatever comes within their own wait.
     if (!eager && batch.length > 0 && !this.draining && batch.length < LAZY_ENOUGH) {
-      if (heldBack) return { batch: [], kinds: new Set(), ...(paced ? { wakeAt: paceAt } : {}) };
+      if (heldBack) return { batch: [], kinds: new Set() };
       const deadline = lazyFrom + this.lazyWait();
-      if (now < deadline) return { batch: [], kinds: new Set(), wakeAt: paced ? Math.min(deadline, paceAt) : deadline };
+      if (now < deadline) return { batch: [], kinds: new Set(), wakeAt: deadline };
     }
     this.queue = rest;
-    // Operations held back by the pace go at its end (a run in flight pumps when done anyway).
-    if (paced && heldBack && batch.length === 0) return { batch: [], kinds: new Set(), wakeAt: paceAt };
-    if (paced && heldBack) this.armPump(paceAt);
     return { batch, kinds };
   }
 

@@ -42,12 +42,11 @@ $$;
 -- The publish fast path's gate, in one round trip (src/store/postgres/flow-fast-path.ts): may `p_count` messages of
 -- `p_account` start at once on node `p_node`? Returns the account's plan, whether messages wait for its bound, the
 -- deliveries in flight to count against the cap (`active`: the caller starts at most cap - active), and whether a
--- share was used, and how many nodes hold a live share of the account (the nodes publishing to it: run-pace.ts).
--- No row: the account's row stayed busy; the messages go through the claim.
+-- share was used. No row: the account's row stayed busy; the messages go through the claim.
 -- `p_plans`/`p_caps` map plan names to max_global_parallelism (src/domain/plans.ts), `p_default_cap` for others.
 CREATE FUNCTION ferry_flow_fast_path(p_account TEXT, p_count INTEGER, p_node TEXT, p_now BIGINT, p_plans TEXT[],
   p_caps BIGINT[], p_default_cap BIGINT)
-RETURNS TABLE (plan TEXT, waiting BOOLEAN, active BIGINT, shared BOOLEAN, nodes INTEGER)
+RETURNS TABLE (plan TEXT, waiting BOOLEAN, active BIGINT, shared BOOLEAN)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_plan TEXT;
@@ -66,7 +65,7 @@ BEGIN
   SELECT a.plan INTO v_plan FROM accounts a WHERE a.id = p_account;
   IF v_plan IS NULL THEN
     -- No account record: no bound (src/domain/flow-claim.ts accountCap).
-    RETURN QUERY SELECT NULL::TEXT, FALSE, 0::BIGINT, FALSE, 1;
+    RETURN QUERY SELECT NULL::TEXT, FALSE, 0::BIGINT, FALSE;
     RETURN;
   END IF;
   v_cap := coalesce((SELECT u.cap FROM unnest(p_plans, p_caps) AS u(name, cap) WHERE u.name = v_plan), p_default_cap);
@@ -97,8 +96,7 @@ BEGIN
       IF v_bound + p_count <= v_size THEN
         UPDATE flow_shares s SET bound = v_bound + p_count, until = p_now + 2000
           WHERE s.account_id = p_account AND s.node = p_node;
-        RETURN QUERY SELECT v_plan, FALSE, v_cap - (v_size - v_bound), TRUE,
-          (SELECT count(*)::INTEGER FROM flow_shares s WHERE s.account_id = p_account AND s.until >= p_now);
+        RETURN QUERY SELECT v_plan, FALSE, v_cap - (v_size - v_bound), TRUE;
         RETURN;
       END IF;
     END IF;
@@ -131,7 +129,7 @@ BEGIN
       UPDATE flow_accounts f SET wake_at = 0 WHERE f.account_id = p_account;
       PERFORM pg_notify('ferry_due', '');
     END IF;
-    RETURN QUERY SELECT v_plan, TRUE, v_cap, FALSE, 1;
+    RETURN QUERY SELECT v_plan, TRUE, v_cap, FALSE;
     RETURN;
   END IF;
 
@@ -142,7 +140,7 @@ BEGIN
       SELECT count(*) INTO v_bound FROM messages m WHERE m.account_id = p_account AND m.state = 'ACTIVE';
     END IF;
     UPDATE flow_accounts f SET active_bound = v_bound + p_count WHERE f.account_id = p_account;
-    RETURN QUERY SELECT v_plan, FALSE, v_bound, FALSE, 1;
+    RETURN QUERY SELECT v_plan, FALSE, v_bound, FALSE;
     RETURN;
   END IF;
 
@@ -165,15 +163,14 @@ BEGIN
     INSERT INTO flow_shares AS s (account_id, node, size, bound, until)
       VALUES (p_account, p_node, v_mine + p_count + v_chunk, v_mine + p_count, p_now + 2000)
       ON CONFLICT (account_id, node) DO UPDATE SET size = excluded.size, bound = excluded.bound, until = excluded.until;
-    RETURN QUERY SELECT v_plan, FALSE, v_cap - (p_count + v_chunk), TRUE,
-      (SELECT count(*)::INTEGER FROM flow_shares s WHERE s.account_id = p_account AND s.until >= p_now);
+    RETURN QUERY SELECT v_plan, FALSE, v_cap - (p_count + v_chunk), TRUE;
     RETURN;
   END IF;
   -- Near the bound: no share (one would keep slots idle that other nodes' messages wait for), the exact count.
   IF v_has_share THEN
     DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
   END IF;
-  RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE, 1;
+  RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE;
 END
 $$;
 
