@@ -19,6 +19,10 @@ import type { Tx } from "./write-batcher.js";
  * deliveries in flight are COUNTED from the ACTIVE rows, in a statement that starts after the locks were granted, so
  * its snapshot includes every start committed before; nobody else can add one until this transaction ends. Rows
  * leaving ACTIVE meanwhile (a finish in progress) are still counted: the count can only be too high, never too low.
+ * An account's count also holds the unused part of every node's share of its bound (migration 067): a node's publish
+ * fast path starts deliveries from its share under the lock of its own share row, not the account's. A claim takes
+ * its own node's shares after the accounts' rows and adds what it starts to them (docs/postgres.md "Shares of the
+ * global bound").
  *
  * Lock order, everywhere: message rows (claimed with SKIP LOCKED, never waited for), then flow_accounts rows sorted by
  * account, then flow_keys rows sorted by (account, key). The claim takes the rows it foresees in that order, waiting;
