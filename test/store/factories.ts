@@ -79,12 +79,14 @@ export const publish = (store: Store, messages: NewMessage[], now = messages[0]?
  * side effect of the writes that cause it, which cannot produce arbitrary counts.
  */
 export async function seedUsage(
-  opened: Pick<OpenedStore, "sql">,
+  opened: Pick<OpenedStore, "sql" | "dialect">,
   u: { accountId: string; now: number; metric: UsageMetric; count: number; bytes: number },
 ): Promise<void> {
+  // PostgreSQL keeps a row per writing connection (migration 066); these rows are writer 0's.
+  const key = opened.dialect === "postgres" ? "account_id, minute, metric, writer" : "account_id, minute, metric";
   await opened.sql(
     `INSERT INTO usage (account_id, minute, metric, count, bytes) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (account_id, minute, metric) DO UPDATE SET count = usage.count + excluded.count,
+     ON CONFLICT (${key}) DO UPDATE SET count = usage.count + excluded.count,
        bytes = usage.bytes + excluded.bytes`,
     [u.accountId, u.now - (u.now % 60_000), u.metric, u.count, u.bytes],
   );

@@ -65,16 +65,17 @@ const insertMessagesSql = { name: "ferry_insert_messages", text: messageInsertSq
 /**
  * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
  * (summed, in a fixed order), and the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits).
- * Round trips are what a batch costs here, so the three share one.
+ * Round trips are what a batch costs here, so the three share one. The counters go to this connection's own rows
+ * (`writer`, migration 066): transactions of other connections and nodes never wait for their lock.
  */
 const flushSql = {
   name: "ferry_flush_batch",
   text: `WITH logs_written AS (${unnestInsertSql("logs", LOG_COLUMNS)}),
     usage_written AS (
-      INSERT INTO usage (account_id, minute, metric, count, bytes)
-      SELECT * FROM unnest($${LOG_COLUMNS.length + 1}::text[], $${LOG_COLUMNS.length + 2}::int8[],
-        $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[])
-      ON CONFLICT (account_id, minute, metric)
+      INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
+      SELECT u.*, pg_backend_pid() FROM unnest($${LOG_COLUMNS.length + 1}::text[], $${LOG_COLUMNS.length + 2}::int8[],
+        $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[]) AS u
+      ON CONFLICT (account_id, minute, metric, writer)
       DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
     SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
 };

@@ -54,18 +54,47 @@ export const ensureKeys = {
     ON CONFLICT (account_id, key) DO NOTHING`,
 };
 /**
- * Deliveries in flight per account and per key: run only once their rows are locked (see above). The accounts' fast
- * path bounds are reset (migration 005): this claim's starts are not added to them.
+ * Deliveries in flight per account and per key: run only once their rows are locked (see above). An account's
+ * figure also holds the unused part of every node's share of its bound (migration 067): those deliveries may start
+ * on the publish fast path without this claim seeing them. Lapsed shares nobody holds are deleted (SKIP LOCKED: a
+ * share its node holds right now is still in use) and no longer count. The accounts' fast path bounds are reset
+ * (migration 005): this claim's starts are not added to them.
  */
 export const countActive = {
   name: "ferry_flow_count_active",
-  text: `WITH reset AS (UPDATE flow_accounts SET active_bound = NULL WHERE account_id = ANY($1::text[]))
-    SELECT account_id, NULL AS key, count(*)::int AS n FROM messages
-      WHERE state = 'ACTIVE' AND account_id = ANY($1::text[]) GROUP BY account_id
+  text: `WITH reset AS (UPDATE flow_accounts SET active_bound = NULL
+      WHERE account_id = ANY($1::text[]) AND active_bound IS NOT NULL),
+    lapsed AS (DELETE FROM flow_shares s WHERE (s.account_id, s.node) IN (SELECT x.account_id, x.node FROM flow_shares x
+      WHERE x.account_id = ANY($1::text[]) AND x.until < $4::int8 FOR UPDATE SKIP LOCKED)
+      RETURNING s.account_id, s.node),
+    owners AS (SELECT account_id, lease_owner, count(*) AS n FROM messages
+      WHERE state = 'ACTIVE' AND account_id = ANY($1::text[]) GROUP BY account_id, lease_owner),
+    unused AS (SELECT s.account_id, sum(GREATEST(s.size - coalesce(o.n, 0), 0)) AS n FROM flow_shares s
+      LEFT JOIN owners o ON o.account_id = s.account_id AND o.lease_owner = s.node
+      WHERE s.account_id = ANY($1::text[])
+        AND NOT EXISTS (SELECT 1 FROM lapsed l WHERE l.account_id = s.account_id AND l.node = s.node)
+      GROUP BY s.account_id)
+    SELECT a.account_id, NULL AS key, (coalesce((SELECT sum(o.n) FROM owners o WHERE o.account_id = a.account_id), 0)
+        + coalesce((SELECT u.n FROM unused u WHERE u.account_id = a.account_id), 0))::int AS n
+      FROM unnest($1::text[]) AS a(account_id)
     UNION ALL
     SELECT m.account_id, m.flow_key, count(*)::int FROM messages m
       JOIN unnest($2::text[], $3::text[]) AS u(account_id, key) ON m.account_id = u.account_id AND m.flow_key = u.key
       WHERE m.state = 'ACTIVE' AND m.flow_key IS NOT NULL GROUP BY m.account_id, m.flow_key`,
+};
+/**
+ * This node's shares of the locked accounts (migration 067 `ferry_flow_lock_own_shares`): taken after the accounts'
+ * rows and before the keys'. Returns the accounts whose share this claim could not take (`$3`: waited for first).
+ */
+export const lockOwnShares = {
+  name: "ferry_flow_lock_own_shares",
+  text: "SELECT account_id FROM ferry_flow_lock_own_shares($1::text[], $2, $3)",
+};
+/** The deliveries this claim started for its own node count against that node's shares (held: lockOwnShares). */
+export const addToOwnShares = {
+  name: "ferry_flow_add_to_own_shares",
+  text: `UPDATE flow_shares s SET bound = s.bound + u.n FROM unnest($1::text[], $3::int8[]) AS u(account_id, n)
+    WHERE s.account_id = u.account_id AND s.node = $2`,
 };
 /**
  * Releases waiting rows oldest first: `room` per key (key = NULL: the account's global wait list). The state is

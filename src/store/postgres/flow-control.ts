@@ -6,6 +6,7 @@ import type { FlowControl, Message, NewMessage } from "../../domain/message.js";
 import { type FlowKeyRow, flowKeyStateOf, leasedTo } from "../rows-shared.js";
 import type { PgContext } from "./context.js";
 import * as sql from "./flow-control-sql.js";
+import { mayHoldShare } from "./flow-fast-path.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 import type { Tx } from "./write-batcher.js";
 
@@ -18,6 +19,10 @@ import type { Tx } from "./write-batcher.js";
  * deliveries in flight are COUNTED from the ACTIVE rows, in a statement that starts after the locks were granted, so
  * its snapshot includes every start committed before; nobody else can add one until this transaction ends. Rows
  * leaving ACTIVE meanwhile (a finish in progress) are still counted: the count can only be too high, never too low.
+ * An account's count also holds the unused part of every node's share of its bound (migration 067): a node's publish
+ * fast path starts deliveries from its share under the lock of its own share row, not the account's. A claim takes
+ * its own node's shares after the accounts' rows and adds what it starts to them (docs/postgres.md "Shares of the
+ * global bound").
  *
  * Lock order, everywhere: message rows (claimed with SKIP LOCKED, never waited for), then flow_accounts rows sorted by
  * account, then flow_keys rows sorted by (account, key). The claim takes the rows it foresees in that order, waiting;
@@ -59,11 +64,15 @@ const slotKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
 class ClaimRun {
   readonly keys = new Map<string, KeySlot>();
   readonly accounts = new Map<string, AccountSlot>();
+  /** Accounts whose share this node holds (migration 067), with the deliveries this claim started for them. */
+  private readonly ownShares = new Map<string, number>();
 
   constructor(
     private readonly tx: Tx,
     /** The claim's time; moved forward once the locks are held (see flowClaim). */
     public now: number,
+    /** The node claiming: the lease owner of what it starts. */
+    private readonly owner: string,
   ) {}
 
   /**
@@ -82,6 +91,17 @@ class ClaimRun {
         await tx.execute(sql.ensureAccounts, [missing]);
         accountRows.push(...(await tx.query<(typeof accountRows)[number]>(sql.lockAccounts(skip), [missing])));
       }
+    }
+    // This node's shares of those accounts, after their rows (the fast path takes them in the same order): a
+    // publish run of this node that holds one counts the deliveries started here only once this claim committed.
+    // An account whose share stays busy is left alone by this claim.
+    const shared = accountRows.filter((r) => mayHoldShare(this.owner, r.account_id)).map((r) => r.account_id);
+    if (shared.length > 0) {
+      const busy = new Set(
+        (await tx.query<{ account_id: string }>(sql.lockOwnShares, [shared, this.owner, !skip])).map((r) => r.account_id),
+      );
+      for (const id of shared) if (!busy.has(id)) this.ownShares.set(id, this.ownShares.get(id) ?? 0);
+      if (busy.size > 0) accountRows.splice(0, accountRows.length, ...accountRows.filter((r) => !busy.has(r.account_id)));
     }
     const held = (accountId: string) =>
       this.accounts.has(accountId) || accountRows.some((r) => r.account_id === accountId);
@@ -118,6 +138,7 @@ class ClaimRun {
       accountRows.map((r) => r.account_id),
       keyRows.map((r) => r.account_id),
       keyRows.map((r) => r.key),
+      now,
     ]);
     const countOf = (accountId: string, key: string | null) =>
       counts.find((c) => c.account_id === accountId && c.key === key)?.n ?? 0;
@@ -230,15 +251,21 @@ class ClaimRun {
       for (const { row, reason } of decided) {
         if (reason !== null) continue;
         started.push(leasedTo(messageFromRow(row), owner, leaseUntil));
+        const ownShare = this.ownShares.get(row.account_id);
+        if (ownShare !== undefined) this.ownShares.set(row.account_id, ownShare + 1);
       }
       if (rows.length < want) break;
     }
     return started;
   }
 
-  /** Persists windows and the next wake time of every key and account looked at. */
+  /** Persists windows and the next wake time of every key and account looked at, and this node's shares' use. */
   async save(): Promise<void> {
     const { tx, now } = this;
+    const started = [...this.ownShares.entries()].filter(([, n]) => n > 0);
+    if (started.length > 0) {
+      await tx.execute(sql.addToOwnShares, [started.map(([id]) => id), this.owner, started.map(([, n]) => n)]);
+    }
     const keys = [...this.keys.values()].filter((s) => s.dirty);
     if (keys.length > 0) {
       await tx.execute(sql.saveKeys, [
@@ -272,7 +299,7 @@ export async function flowClaim(
     destinations?: DestinationShares;
   },
 ): Promise<{ messages: Message[]; startedAt: number }> {
-  const run = new ClaimRun(tx, p.now);
+  const run = new ClaimRun(tx, p.now, p.owner);
   const destinations = new ClaimDestinations(p.destinations);
   // Foresee the rows this claim needs (due wait lists and the first candidates) and lock them in order, waiting.
   // The survey does not walk past destinations at their share (a walk more per claim): rows it did not foresee are

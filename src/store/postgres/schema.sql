@@ -106,6 +106,16 @@ CREATE TABLE flow_keys (
   CONSTRAINT flow_keys_pkey PRIMARY KEY (account_id, key)
 );
 
+-- table flow_shares
+CREATE TABLE flow_shares (
+  account_id text NOT NULL,
+  node text NOT NULL,
+  size bigint NOT NULL,
+  bound bigint NOT NULL,
+  until bigint NOT NULL,
+  CONSTRAINT flow_shares_pkey PRIMARY KEY (account_id, node)
+);
+
 -- table log_horizon
 CREATE TABLE log_horizon (
   one boolean NOT NULL DEFAULT true,
@@ -307,7 +317,8 @@ CREATE TABLE usage (
   metric text NOT NULL,
   count bigint NOT NULL,
   bytes bigint NOT NULL,
-  CONSTRAINT usage_pkey PRIMARY KEY (account_id, minute, metric)
+  writer integer NOT NULL DEFAULT 0,
+  CONSTRAINT usage_pkey PRIMARY KEY (account_id, minute, metric, writer)
 );
 
 -- table workflow_events
@@ -414,7 +425,7 @@ CREATE INDEX logs_time ON public.logs USING btree ("time");
 CREATE INDEX messages_account ON public.messages USING btree (account_id, seq);
 
 -- index messages_account_active
-CREATE INDEX messages_account_active ON public.messages USING btree (account_id) WHERE (state = 'ACTIVE'::text);
+CREATE INDEX messages_account_active ON public.messages USING btree (account_id, lease_owner) WHERE (state = 'ACTIVE'::text);
 
 -- index messages_active
 CREATE INDEX messages_active ON public.messages USING btree (lease_until) WHERE (state = 'ACTIVE'::text);
@@ -520,12 +531,72 @@ CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count i
  RETURNS TABLE(plan text, waiting boolean, active bigint)
  LANGUAGE plpgsql
 AS $function$
+BEGIN
+  RETURN;
+END
+$function$;
+
+-- function ferry_flow_fast_path
+CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer, p_node text, p_now bigint, p_plans text[], p_caps bigint[], p_default_cap bigint)
+ RETURNS TABLE(plan text, waiting boolean, active bigint, shared boolean)
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
-  v_wake BIGINT;
+  v_plan TEXT;
+  v_cap BIGINT;
+  v_size BIGINT;
   v_bound BIGINT;
+  v_has_share BOOLEAN;
+  v_wake BIGINT;
   v_found BOOLEAN;
+  v_total BIGINT;
+  v_mine BIGINT;
+  v_others BIGINT;
+  v_chunk BIGINT;
   v_lock_timeout TEXT := current_setting('lock_timeout');
 BEGIN
+  SELECT a.plan INTO v_plan FROM accounts a WHERE a.id = p_account;
+  IF v_plan IS NULL THEN
+    -- No account record: no bound (src/domain/flow-claim.ts accountCap).
+    RETURN QUERY SELECT NULL::TEXT, FALSE, 0::BIGINT, FALSE;
+    RETURN;
+  END IF;
+  v_cap := coalesce((SELECT u.cap FROM unnest(p_plans, p_caps) AS u(name, cap) WHERE u.name = v_plan), p_default_cap);
+  -- A share is worth it for accounts whose bound is large: at most 1/32 of it (1,024) is added at a time.
+  v_chunk := LEAST(1024, v_cap / 32);
+
+  -- 1. This node's share: its row is taken by this node's transactions only (its publish runs, one at a time, and
+  -- its claims), waited for as the account's row below, and for the same reason.
+  BEGIN
+    PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
+    SELECT s.size, s.bound INTO v_size, v_bound FROM flow_shares s
+      WHERE s.account_id = p_account AND s.node = p_node FOR UPDATE;
+    v_has_share := FOUND;
+    PERFORM set_config('lock_timeout', v_lock_timeout, true);
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN; -- this node's claim holds it: the claim takes the messages
+  END;
+  IF v_has_share THEN
+    -- Nothing waits for the bound (a plain read: messages that a claim parks at this moment are passed by at most
+    -- this share's starts, which that claim counted as in flight already).
+    SELECT f.wake_at INTO v_wake FROM flow_accounts f WHERE f.account_id = p_account;
+    IF v_wake IS NULL THEN
+      IF v_bound + p_count > v_size THEN
+        -- A new statement under this row's lock: it sees every start of this node committed before.
+        SELECT count(*) INTO v_bound FROM messages m
+          WHERE m.account_id = p_account AND m.state = 'ACTIVE' AND m.lease_owner = p_node;
+      END IF;
+      IF v_bound + p_count <= v_size THEN
+        UPDATE flow_shares s SET bound = v_bound + p_count, until = p_now + 2000
+          WHERE s.account_id = p_account AND s.node = p_node;
+        RETURN QUERY SELECT v_plan, FALSE, v_cap - (v_size - v_bound), TRUE;
+        RETURN;
+      END IF;
+    END IF;
+  END IF;
+
+  -- 2. The account's row, waiting at most `ferry.fast_path_lock_wait` (50 ms; migration 021 says why). This node's
+  -- share (held) is always taken before the account's row, as by this node's claims (flow-control.ts).
   BEGIN
     PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
     SELECT f.wake_at, f.active_bound INTO v_wake, v_bound
@@ -533,8 +604,7 @@ BEGIN
     v_found := FOUND;
     PERFORM set_config('lock_timeout', v_lock_timeout, true);
   EXCEPTION WHEN lock_not_available THEN
-    -- The subtransaction's rollback has restored lock_timeout already.
-    RETURN; -- held elsewhere for longer: the claim takes the message
+    RETURN; -- held elsewhere for longer: the claim takes the messages
   END;
   IF NOT v_found THEN
     -- The account's first message: an insert that succeeds holds the new row.
@@ -545,13 +615,82 @@ BEGIN
     v_wake := NULL;
     v_bound := NULL;
   END IF;
-  IF v_wake IS NULL THEN
+  IF v_wake IS NOT NULL THEN
+    -- Messages wait for the bound: none starts here, and this node's share goes back to them at once.
+    IF v_has_share THEN
+      DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
+      UPDATE flow_accounts f SET wake_at = 0 WHERE f.account_id = p_account;
+      PERFORM pg_notify('ferry_due', '');
+    END IF;
+    RETURN QUERY SELECT v_plan, TRUE, v_cap, FALSE;
+    RETURN;
+  END IF;
+
+  IF v_chunk < 8 AND NOT v_has_share AND NOT EXISTS (SELECT 1 FROM flow_shares s WHERE s.account_id = p_account) THEN
+    -- A small bound and no shares: as migration 021, with the account's row held to COMMIT. `active_bound`: the last
+    -- count plus the fast-path starts since (finishes do not lower it; claims and grants reset it).
     IF v_bound IS NULL THEN
       SELECT count(*) INTO v_bound FROM messages m WHERE m.account_id = p_account AND m.state = 'ACTIVE';
     END IF;
     UPDATE flow_accounts f SET active_bound = v_bound + p_count WHERE f.account_id = p_account;
+    RETURN QUERY SELECT v_plan, FALSE, v_bound, FALSE;
+    RETURN;
   END IF;
-  RETURN QUERY SELECT a.plan, v_wake IS NOT NULL, v_bound FROM (SELECT 1) one LEFT JOIN accounts a ON a.id = p_account;
+
+  -- Lapsed shares of other nodes that no transaction holds go back to the account.
+  DELETE FROM flow_shares s WHERE (s.account_id, s.node) IN (SELECT x.account_id, x.node FROM flow_shares x
+    WHERE x.account_id = p_account AND x.node <> p_node AND x.until < p_now FOR UPDATE SKIP LOCKED);
+  -- Deliveries in flight (all, and this node's) and the unused part of the other nodes' shares, in one snapshot
+  -- taken after the account's row was granted.
+  WITH c AS (SELECT m.lease_owner, count(*) AS n FROM messages m
+      WHERE m.account_id = p_account AND m.state = 'ACTIVE' GROUP BY m.lease_owner)
+  SELECT coalesce((SELECT sum(c.n) FROM c), 0), coalesce((SELECT sum(c.n) FROM c WHERE c.lease_owner = p_node), 0),
+    coalesce((SELECT sum(GREATEST(s.size - coalesce(c.n, 0), 0)) FROM flow_shares s LEFT JOIN c ON c.lease_owner = s.node
+      WHERE s.account_id = p_account AND s.node <> p_node), 0)
+    INTO v_total, v_mine, v_others;
+  -- Shares start deliveries the account's row does not see: its bound is unknown from now on.
+  UPDATE flow_accounts f SET active_bound = NULL WHERE f.account_id = p_account AND f.active_bound IS NOT NULL;
+  IF v_chunk >= 8 AND v_total + v_others + p_count + v_chunk <= v_cap / 2 THEN
+    -- Plenty of room (at least half the bound stays free): this node's share becomes its deliveries in flight plus
+    -- these messages plus one chunk.
+    INSERT INTO flow_shares AS s (account_id, node, size, bound, until)
+      VALUES (p_account, p_node, v_mine + p_count + v_chunk, v_mine + p_count, p_now + 2000)
+      ON CONFLICT (account_id, node) DO UPDATE SET size = excluded.size, bound = excluded.bound, until = excluded.until;
+    RETURN QUERY SELECT v_plan, FALSE, v_cap - (p_count + v_chunk), TRUE;
+    RETURN;
+  END IF;
+  -- Near the bound: no share (one would keep slots idle that other nodes' messages wait for), the exact count.
+  IF v_has_share THEN
+    DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
+  END IF;
+  RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE;
+END
+$function$;
+
+-- function ferry_flow_lock_own_shares
+CREATE OR REPLACE FUNCTION public.ferry_flow_lock_own_shares(p_accounts text[], p_node text, p_wait boolean)
+ RETURNS TABLE(account_id text)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_lock_timeout TEXT := current_setting('lock_timeout');
+BEGIN
+  IF p_wait THEN
+    BEGIN
+      PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
+      PERFORM 1 FROM flow_shares s WHERE s.node = p_node AND s.account_id = ANY(p_accounts)
+        ORDER BY s.account_id FOR UPDATE;
+      PERFORM set_config('lock_timeout', v_lock_timeout, true);
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      NULL; -- the subtransaction's rollback released what it took; take what is free
+    END;
+  END IF;
+  RETURN QUERY WITH held AS MATERIALIZED (
+      SELECT s.account_id FROM flow_shares s WHERE s.node = p_node AND s.account_id = ANY(p_accounts)
+      ORDER BY s.account_id FOR UPDATE SKIP LOCKED)
+    SELECT s.account_id FROM flow_shares s WHERE s.node = p_node AND s.account_id = ANY(p_accounts)
+      AND s.account_id NOT IN (SELECT h.account_id FROM held h);
 END
 $function$;
 
