@@ -1,6 +1,5 @@
-import { globalParallelismOf } from "../../domain/flow-window.js";
 import type { NewMessage } from "../../domain/message.js";
-import { planNames } from "../../domain/plans.js";
+import { DEFAULT_CAP, mayHaveGrantedShare, PLAN_CAPS, PLAN_NAMES } from "./flow-fast-path.js";
 import type { InsertItem } from "../store.js";
 import type { Tx } from "./write-batch-tx.js";
 
@@ -20,12 +19,13 @@ const expectRoomSql = {
   name: "ferry_flow_fast_path_expect",
   text: `SELECT ferry_expect(coalesce((
       SELECT f.plan IS NULL OR (NOT f.waiting AND f.active + $2 <= coalesce(c.cap, $5))
-      FROM ferry_flow_fast_path($1, $2) f LEFT JOIN unnest($3::text[], $4::int8[]) AS c(plan, cap) ON c.plan = f.plan
+      FROM ferry_flow_fast_path($1, $2, $6, $7, $3, $4, $5) f
+        LEFT JOIN unnest($3::text[], $4::int8[]) AS c(plan, cap) ON c.plan = f.plan
     ), FALSE), 'the publish fast path''s room') AS ok`,
 };
 
-/** Every plan's max_global_parallelism, and the one an unknown plan name gets (globalParallelismOf). */
-const PLAN_CAPS = [planNames, planNames.map((p) => globalParallelismOf(p)), globalParallelismOf("")] as const;
+/** Every plan's max_global_parallelism, and the one an unknown plan name gets: the ordinary gate's. */
+const PLAN_CAPS_ARGS = [PLAN_NAMES, PLAN_CAPS, DEFAULT_CAP] as const;
 
 /**
  * Room this much above what a run asks for, as last read: below it the read comes first. The room shrinks by other
@@ -50,9 +50,13 @@ export class KnownRoom {
    */
   async gate(tx: Tx, items: readonly InsertItem[]): Promise<((m: NewMessage) => Promise<boolean>) | undefined> {
     const wanted = new Map<string, number>();
+    let node = "";
+    let now = 0;
     for (const i of items) {
       if (i.leaseOwner === undefined || i.message.spec.flowControl) continue;
       wanted.set(i.message.accountId, (wanted.get(i.message.accountId) ?? 0) + 1);
+      node = i.leaseOwner;
+      now = Math.max(now, i.message.createdAt);
     }
     for (const [accountId, count] of wanted) {
       const room = this.room.get(accountId);
@@ -62,7 +66,8 @@ export class KnownRoom {
     for (const accountId of [...wanted.keys()].sort()) {
       const count = wanted.get(accountId)!;
       this.room.set(accountId, this.room.get(accountId)! - count);
-      await tx.defer(expectRoomSql, [accountId, count, ...PLAN_CAPS]);
+      mayHaveGrantedShare(node, accountId);
+      await tx.defer(expectRoomSql, [accountId, count, ...PLAN_CAPS_ARGS, node, now]);
     }
     return async (m) => !m.spec.flowControl;
   }

@@ -19,10 +19,10 @@ const fastPathSql = {
 };
 
 /** Plan names and their max_global_parallelism, for the function's cap (src/domain/flow-claim.ts accountCap). */
-const PLAN_NAMES = Object.keys(plans);
-const PLAN_CAPS = PLAN_NAMES.map((name) => plans[name as keyof typeof plans].max_global_parallelism);
+export const PLAN_NAMES = Object.keys(plans);
+export const PLAN_CAPS = PLAN_NAMES.map((name) => plans[name as keyof typeof plans].max_global_parallelism);
 /** An unknown plan name gets the pay-as-you-go limits (src/domain/flow-window.ts globalParallelismOf). */
-const DEFAULT_CAP = plans.paid.max_global_parallelism;
+export const DEFAULT_CAP = plans.paid.max_global_parallelism;
 
 /**
  * The (node, account) pairs whose share a fast path of this process was granted: a claim of that node must hold
@@ -32,6 +32,14 @@ const DEFAULT_CAP = plans.paid.max_global_parallelism;
  */
 const grantedShares = new Set<string>();
 const shareKey = (node: string, accountId: string) => `${node}\u0000${accountId}`;
+
+/**
+ * A run that did not read the gate's answer (fast-path-pipelined.ts) may have been granted a share: counted as held
+ * (a claim then looks for it, one statement at most, as for a share that lapsed).
+ */
+export const mayHaveGrantedShare = (node: string, accountId: string): void => {
+  grantedShares.add(shareKey(node, accountId));
+};
 
 /** True when `node` may hold a share of `accountId` (see grantedShares). */
 export const mayHoldShare = (node: string, accountId: string): boolean =>
