@@ -37,7 +37,7 @@ const store = openSqlite(process.env.BENCH_DB ?? "./durable-forwarder.sqlite", "
 const deleteOwned = store.db.prepare("DELETE FROM messages WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'");
 // Ferry's plain delivery of a row that derives its log (src/store/sqlite/messages.ts `deliverKept`).
 const deliverKept = store.db.prepare(
-  `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
+  `UPDATE OR FAIL messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
      finished_at = ?, finished_seq = ?, last_status = ?, attempts = attempts + 1
    WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`,
 );

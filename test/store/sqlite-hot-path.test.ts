@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/domain/message.js";
-import { openSqlite, type SqliteContext } from "../../src/store/sqlite/context.js";
+import { MESSAGE_INSERT_SQL, openSqlite, type SqliteContext } from "../../src/store/sqlite/context.js";
+import { DELIVER_KEPT_SQL } from "../../src/store/sqlite/messages.js";
 import { ENDED_ROW, LIVE_ROW, liveRowOf } from "../../src/store/sqlite/row-states.js";
 import { MESSAGE_COLUMNS, type MessageRow, messageFromRow, messageValues } from "../../src/store/sqlite/rows.js";
 import { anAccount, aMessage, NOW } from "./factories.js";
@@ -35,6 +36,46 @@ describe("SQLite hot path", () => {
       WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`;
     expect(opcodes(insert, MESSAGE_COLUMNS.map(() => null))).not.toContain("OpenEphemeral");
     expect(opcodes(deliver, [1, 1, 200, "m", "o"])).not.toContain("OpenEphemeral");
+  });
+
+  it("a publish's INSERT and a delivery's UPDATE cannot abort, so SQLite keeps no statement journal for them", () => {
+    // A statement that fires a trigger (the ACTIVE counts of flow_accounts) writes two tables, and SQLite keeps a
+    // statement journal for it (a copy of every page it writes) when any of its checks may abort the statement
+    // alone (OE_Abort, 2, in a Halt's p2). Migration 068's triggers with OR FAIL on both statements code none.
+    const aborting = (sql: string, params: unknown[]) =>
+      (ctx.db.prepare(`EXPLAIN ${sql}`).all(...params) as { opcode: string; p1: number; p2: number; p4: unknown }[])
+        .filter((r) => r.opcode.startsWith("Halt") && r.p1 !== 0 && r.p2 === 2)
+        .map((r) => `${r.opcode} ${String(r.p4)}`);
+    expect(aborting(MESSAGE_INSERT_SQL, MESSAGE_COLUMNS.map(() => null))).toEqual([]);
+    expect(aborting(DELIVER_KEPT_SQL, [1, 1, 200, "m", "o"])).toEqual([]);
+  });
+
+  it("migration 068's triggers count ACTIVE rows as before, a missing flow_accounts row included", async () => {
+    const active = (accountId: string) =>
+      (ctx.db.prepare("SELECT active FROM flow_accounts WHERE account_id = ?").pluck().get(accountId) as number | undefined) ??
+      null;
+    const account = anAccount("acc-count");
+    const leased = (id: string): Message => ({
+      ...aMessage(account.id, { at: NOW, body: Buffer.from("x") }),
+      id,
+      state: "ACTIVE",
+      cancelRequested: false,
+    });
+    await ctx.write(() => {
+      ctx.insertMessage(leased("m1"), "owner", NOW + 60_000);
+      ctx.insertMessage(leased("m2"), "owner", NOW + 60_000);
+    });
+    expect(active(account.id)).toBe(2);
+    const deliver = ctx.db.prepare("UPDATE OR FAIL messages SET state = 'DELIVERED' WHERE id = ?");
+    await ctx.write(() => deliver.run("m1"));
+    expect(active(account.id)).toBe(1);
+    // Leaving ACTIVE with no row makes one at 0, entering with none makes one at 1 (as the UPSERT they replace).
+    await ctx.write(() => ctx.db.prepare("DELETE FROM flow_accounts WHERE account_id = ?").run(account.id));
+    await ctx.write(() => deliver.run("m2"));
+    expect(active(account.id)).toBe(0);
+    await ctx.write(() => ctx.db.prepare("DELETE FROM flow_accounts WHERE account_id = ?").run(account.id));
+    await ctx.write(() => ctx.db.prepare("UPDATE messages SET state = 'ACTIVE' WHERE id = 'm1'").run());
+    expect(active(account.id)).toBe(1);
   });
 
   it("queries of live and ended rows use the partial indexes", () => {

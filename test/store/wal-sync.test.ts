@@ -112,10 +112,10 @@ describe("durability off the event loop", () => {
     sync.close();
   });
 
-  it("calls whenIdle's callers at once when no fsync runs, else once the running one ended", async () => {
+  it("calls whenIdle's callers at once when no fsync runs, else once the running one ended (one at a time)", async () => {
     const wal = join(tempDir(), "y.db-wal");
     writeFileSync(wal, "frames");
-    const sync = new WalSync(wal);
+    const sync = new WalSync(wal, 1);
     const order: string[] = [];
     sync.whenIdle(() => order.push("idle before"));
     const durable = new Promise<void>((resolve, reject) => sync.afterDurable(() => resolve(void order.push("durable")), reject));
@@ -123,6 +123,63 @@ describe("durability off the event loop", () => {
     await Promise.all([durable, idle]);
     expect(order).toEqual(["idle before", "durable", "idle after"]);
     sync.close();
+  });
+
+  describe("two fsyncs at once (docs/threading.md \"Overlapped fsyncs\")", () => {
+    /** A WalSync whose fsyncs the test completes by hand, in any order. */
+    const manual = () => {
+      const wal = join(tempDir(), "m.db-wal");
+      writeFileSync(wal, "frames");
+      const calls: ((error: NodeJS.ErrnoException | null) => void)[] = [];
+      const sync = new WalSync(wal, 2, (_fd, callback) => calls.push(callback));
+      const settled: string[] = [];
+      const write = (name: string) => sync.afterDurable(() => settled.push(`${name} ok`), () => settled.push(`${name} failed`));
+      return { sync, calls, settled, write };
+    };
+
+    it("a commit made while one fsync runs starts a second at once; a third waits for room", () => {
+      const { sync, calls, write } = manual();
+      const idle: string[] = [];
+      write("a");
+      expect(calls).toHaveLength(1);
+      sync.whenIdle(() => idle.push("second"));
+      expect(idle).toEqual(["second"]); // one runs: room for another
+      write("b");
+      expect(calls).toHaveLength(2);
+      sync.whenIdle(() => idle.push("third"));
+      write("c"); // committed while two run: covered by the next fsync, none started yet
+      expect(calls).toHaveLength(2);
+      expect(idle).toEqual(["second"]);
+      calls[0]!(null);
+      expect(calls).toHaveLength(3); // c's fsync starts as soon as there is room
+      expect(idle).toEqual(["second", "third"]);
+      sync.close();
+    });
+
+    it("applies results in the order the fsyncs started: a later one that returns first waits for the earlier", () => {
+      const { sync, calls, settled, write } = manual();
+      write("a");
+      write("b");
+      calls[1]!(null);
+      expect(settled).toEqual([]);
+      calls[0]!(null);
+      expect(settled).toEqual(["a ok", "b ok"]);
+      sync.close();
+    });
+
+    it("a failed fsync rejects the writes of every fsync that ran beside it, even one that succeeded", () => {
+      const { sync, calls, settled, write } = manual();
+      write("a");
+      write("b");
+      calls[0]!(Object.assign(new Error("EIO"), { code: "EIO" }));
+      calls[1]!(null);
+      expect(settled).toEqual(["a failed", "b failed"]);
+      // An fsync started after the failure was seen answers for its own writes.
+      write("c");
+      calls[2]!(null);
+      expect(settled).toEqual(["a failed", "b failed", "c ok"]);
+      sync.close();
+    });
   });
 
   it("has nothing to sync before the WAL exists", async () => {

@@ -50,8 +50,15 @@ const LOG_COLUMNS = [
 const insertSql = (table: string, columns: readonly string[]) =>
   `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
 /** Positional (`?`): see rows.ts `messageValues`. */
-const insertSqlPositional = (table: string, columns: readonly string[]) =>
-  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+const insertSqlPositional = (verb: string, table: string, columns: readonly string[]) =>
+  `${verb} INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+
+/**
+ * A message row's INSERT. OR FAIL: with migration 068's triggers nothing in it can then abort, so SQLite keeps no
+ * statement journal for it (a copy of every page it writes); any failure still rolls the whole transaction back
+ * (write-batcher.ts).
+ */
+export const MESSAGE_INSERT_SQL = insertSqlPositional("INSERT OR FAIL", "messages", MESSAGE_COLUMNS);
 
 export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): SqliteContext {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -110,7 +117,7 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       : {}),
   });
   const flow = flowEngine(db);
-  const insertMessage = db.prepare(insertSqlPositional("messages", MESSAGE_COLUMNS));
+  const insertMessage = db.prepare(MESSAGE_INSERT_SQL);
   const insertLog = db.prepare(insertSql("logs", LOG_COLUMNS));
   const addUsage = db.prepare(
     `INSERT INTO usage (account_id, minute, metric, count, bytes) VALUES (?, ?, ?, ?, ?)

@@ -61,6 +61,15 @@ export function messageInserter(
   };
 }
 
+/**
+ * A plain delivery of a row that derives its log: one UPDATE ends it (docs/states.md "The message row"). Positional
+ * parameters on the hot path (rows.ts `messageValues` says why): now, seq, status, id, owner. OR FAIL spares it a
+ * statement journal, as the message INSERT (context.ts `MESSAGE_INSERT_SQL`).
+ */
+export const DELIVER_KEPT_SQL = `UPDATE OR FAIL messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL,
+    lease_until = NULL, finished_at = ?, finished_seq = ?, last_status = ?, attempts = attempts + 1
+  WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`;
+
 export function messageQueries(ctx: SqliteContext): MessageQueries {
   const { db } = ctx;
   const queues = queueSlots(ctx);
@@ -92,12 +101,7 @@ export function messageQueries(ctx: SqliteContext): MessageQueries {
   const firstLease = db.prepare(
     "UPDATE messages SET first_leased_at = ?, active_seq = ? WHERE id = ? AND first_leased_at IS NULL",
   );
-  // Positional parameters on the hot path (rows.ts `messageValues` says why): now, seq, status, id, owner.
-  const deliverKept = db.prepare(
-    `UPDATE messages SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
-       finished_at = ?, finished_seq = ?, last_status = ?, attempts = attempts + 1
-     WHERE id = ? AND lease_owner = ? AND state = 'ACTIVE'`,
-  );
+  const deliverKept = db.prepare(DELIVER_KEPT_SQL);
   const stampEnd = db.prepare(
     `UPDATE messages SET outcome = @outcome, finished_at = @now, finished_seq = @seq,
        last_status = CASE WHEN @attempted = 1 THEN @status ELSE last_status END, attempts = attempts + @attempted

@@ -483,8 +483,8 @@ END;
 -- trigger messages_active_insert
 CREATE TRIGGER messages_active_insert AFTER INSERT ON messages WHEN NEW.state = 'ACTIVE'
 BEGIN
-  INSERT INTO flow_accounts (account_id, active) VALUES (NEW.account_id, 1)
-    ON CONFLICT (account_id) DO UPDATE SET active = active + 1;
+  INSERT INTO flow_accounts (account_id, active) VALUES (NEW.account_id, 0) ON CONFLICT (account_id) DO NOTHING;
+  UPDATE flow_accounts SET active = active + 1 WHERE account_id = NEW.account_id;
 END;
 
 -- trigger messages_active_update
@@ -492,9 +492,10 @@ CREATE TRIGGER messages_active_update AFTER UPDATE OF state ON messages
   WHEN (OLD.state = 'ACTIVE') <> (NEW.state = 'ACTIVE')
 BEGIN
   INSERT INTO flow_accounts (account_id, active)
-    VALUES (NEW.account_id, CASE WHEN NEW.state = 'ACTIVE' THEN 1 ELSE 0 END)
-    ON CONFLICT (account_id) DO UPDATE
-      SET active = active + CASE WHEN NEW.state = 'ACTIVE' THEN 1 ELSE -1 END;
+    VALUES (NEW.account_id, CASE WHEN NEW.state = 'ACTIVE' THEN 0 ELSE 1 END)
+    ON CONFLICT (account_id) DO NOTHING;
+  UPDATE flow_accounts SET active = active + CASE WHEN NEW.state = 'ACTIVE' THEN 1 ELSE -1 END
+    WHERE account_id = NEW.account_id;
 END;
 
 -- trigger search_documents_fts_delete
