@@ -1,6 +1,7 @@
 import type { Dialect } from "../../domain/dialect.js";
 import { DLQ_FILTER_KEYS } from "../query.js";
 import type { JsonSchema, RouteDoc } from "./route-doc.js";
+import { DlqCount } from "../schemas/dlq.js";
 
 const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
   type: "object",
@@ -64,7 +65,7 @@ export function messageActionDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Dead-letter queue",
       summary: "How many entries match the filters",
       query: Object.fromEntries(DLQ_FILTER_KEYS.map((k) => [k, `Filter: ${k}`])),
-      responses: { 200: ["The count", obj({ count: int() })] },
+      responses: { 200: ["The count", DlqCount] },
     }),
   };
 }

@@ -5,6 +5,9 @@ import type { JsonSchema, RouteDoc } from "./route-doc.js";
 import { Type } from "../schemas/common.js";
 import { Queue, Topic } from "../schemas/groups-queues.js";
 import { SigningKeys } from "../schemas/keys.js";
+import { Cancelled, MessageRecord } from "../schemas/messages.js";
+import { EventPage, LogPage } from "../schemas/logs.js";
+import { DlqDeleted, DlqEntry, DlqPage, DlqRetried, DlqRetriedMany } from "../schemas/dlq.js";
 
 /** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
 const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
@@ -21,7 +24,6 @@ const publishedAnswer: JsonSchema = {
   description: "One object for a URL destination, an array (one per endpoint) for a URL group",
   anyOf: [published, arr(published)],
 };
-const message = obj({ messageId: str(), url: str(), topicName: str(), queueName: str(), createdAt: { type: "integer" } });
 const int = { type: "integer" };
 const messageListEntry = obj(
   {
@@ -49,11 +51,8 @@ const messageListEntry = obj(
   },
   "One message with its current state (docs/messaging.md \"Listing messages\")",
 );
-const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
-const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
 const schedule = obj({ scheduleId: str(), cron: str(), destination: str(), isPaused: { type: "boolean" } });
 const flowKey = obj({ flowControlKey: str(), waitListSize: { type: "integer" } });
-const cancelled = obj({ cancelled: { type: "integer" } });
 
 const pageQuery = {
   cursor: "Cursor of the next page (from the previous answer)",
@@ -136,32 +135,32 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Messages",
       summary: "A message that is not finished yet",
       params: { id: "Message id" },
-      responses: { 200: ["The message", message] },
+      responses: { 200: ["The message", MessageRecord] },
     }),
     "DELETE /v2/messages/:id": token({
       tag: "Messages",
       summary: "Cancel a message",
       params: { id: "Message id" },
-      responses: { 200: ["Cancelled", cancelled] },
+      responses: { 200: ["Cancelled", Cancelled] },
     }),
     "DELETE /v2/messages": token({
       tag: "Messages",
       summary: "Cancel messages by filter (query or JSON body); nothing cancels everything",
       query: { ...messageFilters, count: "At most this many (1..500)", cursor: "Cursor" },
       body: obj({ messageIds: arr(str()), count: { type: "integer" } }),
-      responses: { 200: ["Cancelled", cancelled] },
+      responses: { 200: ["Cancelled", Cancelled] },
     }),
     "GET /v2/events": token({
       tag: "Logs",
       summary: "Log entries (formerly events)",
       query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
-      responses: { 200: ["A page of entries", obj({ cursor: str(), events: arr(logEntry) })] },
+      responses: { 200: ["A page of entries", EventPage] },
     }),
     "GET /v2/logs": token({
       tag: "Logs",
       summary: "Log entries",
       query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
-      responses: { 200: ["A page of entries", obj({ cursor: str(), logs: arr(logEntry), events: arr(logEntry) })] },
+      responses: { 200: ["A page of entries", LogPage] },
     }),
     "GET /v2/keys": token({ tag: "Signing keys", summary: "The signing keys", responses: { 200: ["Keys", SigningKeys] } }),
     "POST /v2/keys/rotate": token({
@@ -173,13 +172,13 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Dead-letter queue",
       summary: "List dead-letter entries",
       query: { ...dlqFilters, ...pageQuery },
-      responses: { 200: ["A page", obj({ cursor: str(), messages: arr(dlqEntry) })] },
+      responses: { 200: ["A page", DlqPage] },
     }),
     "GET /v2/dlq/:dlqId": token({
       tag: "Dead-letter queue",
       summary: "One dead-letter entry",
       params: { dlqId: "Entry id" },
-      responses: { 200: ["The entry", dlqEntry] },
+      responses: { 200: ["The entry", DlqEntry] },
     }),
     "DELETE /v2/dlq/:dlqId": token({
       tag: "Dead-letter queue",
@@ -192,14 +191,14 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       summary: "Delete entries by ids or filter; nothing deletes everything",
       query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
       body: obj({ dlqIds: arr(str()) }),
-      responses: { 200: ["Deleted", obj({ deleted: { type: "integer" }, cursor: str() })] },
+      responses: { 200: ["Deleted", DlqDeleted] },
     }),
     "POST /v2/dlq/retry/:dlqId": token({
       tag: "Dead-letter queue",
       summary: "Publish an entry again (configuration headers override the original's)",
       params: { dlqId: "Entry id" },
       headers,
-      responses: { 201: ["Published again", obj({ messageId: str(), deduplicated: { type: "boolean" } })] },
+      responses: { 201: ["Published again", DlqRetried] },
     }),
     "POST /v2/dlq/retry": token({
       tag: "Dead-letter queue",
@@ -207,7 +206,7 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
       headers,
       body: obj({ dlqIds: arr(str()) }),
-      responses: { 201: ["Published again", obj({ responses: arr(obj({ messageId: str() })), cursor: str() })] },
+      responses: { 201: ["Published again", DlqRetriedMany] },
     }),
     "POST /v2/schedules/*": token({
       tag: "Schedules",

@@ -10,17 +10,32 @@
 export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 export const PAGE_BODY_MAX_BYTES = 256 * 1024;
 
-type Json = Record<string, unknown>;
+/** The body fields a page may cut, and the flags that say so. */
+type BodyField = "body" | "bodyBase64" | "responseBody" | "responseBodyBase64";
+export interface Truncatable {
+  body?: string;
+  bodyBase64?: string;
+  responseBody?: string;
+  responseBodyBase64?: string;
+  bodyTruncated?: boolean;
+  responseBodyTruncated?: boolean;
+}
 
-/** Cuts the named string fields of a record to the body bound, flagging each cut field. */
-export function truncateBodies(record: Json, fields: readonly string[], base64Fields: readonly string[]): Json {
+/** Cuts the named string fields of a record to the body bound, flagging each cut field (`<field>Truncated`). */
+export function truncateBodies<T extends Truncatable>(
+  record: T,
+  fields: readonly BodyField[],
+  base64Fields: readonly BodyField[],
+): T {
+  const r: Truncatable = record;
   for (const field of [...fields, ...base64Fields]) {
-    const value = record[field];
+    const value = r[field];
     if (typeof value !== "string" || Buffer.byteLength(value, "utf8") <= PAGE_BODY_MAX_BYTES) continue;
-    record[field] = base64Fields.includes(field)
+    r[field] = base64Fields.includes(field)
       ? value.slice(0, PAGE_BODY_MAX_BYTES - (PAGE_BODY_MAX_BYTES % 4))
       : cutUtf8(value, PAGE_BODY_MAX_BYTES);
-    record[`${field.replace(/Base64$/, "")}Truncated`] = true;
+    if (field === "body" || field === "bodyBase64") r.bodyTruncated = true;
+    else r.responseBodyTruncated = true;
   }
   return record;
 }
@@ -35,13 +50,13 @@ function cutUtf8(text: string, maxBytes: number): string {
  * Turns entries into records until the page's byte budget is spent. `cursor` is the store's cursor when every entry
  * fit, or the seq of the last record included when the page was cut short (and more entries follow).
  */
-export function fitPage<T>(
+export function fitPage<T, R>(
   entries: readonly T[],
-  toRecord: (entry: T) => Json,
+  toRecord: (entry: T) => R,
   seqOf: (entry: T) => string | undefined,
   storeCursor: string | undefined,
-): { records: Json[]; cursor: string | undefined } {
-  const records: Json[] = [];
+): { records: R[]; cursor: string | undefined } {
+  const records: R[] = [];
   let bytes = 2;
   for (const [i, entry] of entries.entries()) {
     const record = toRecord(entry);
