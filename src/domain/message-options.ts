@@ -426,9 +426,9 @@ export const MESSAGE_OPTIONS: readonly MessageOption[] = [
       const raw = c.get("redact-fields");
       if (raw !== undefined) c.out.spec.redact = parseRedactFields(raw, c.field("Redact-Fields"));
     },
+    // Written even when it names nothing (an empty header): the parse keeps such a spec, so the retry keeps it too.
     write: (spec, out, p) => {
-      const fields = spec.redact ? redactFields(spec.redact) : "";
-      if (fields !== "") out[`${p}redact-fields`] = fields;
+      if (spec.redact) out[`${p}redact-fields`] = redactFields(spec.redact);
     },
   },
   {
