@@ -35,80 +35,6 @@ export interface ManagementAccount {
 
 export type Headers = Record<string, string[]>;
 
-export interface LogEntry {
-  time: number;
-  messageId: string;
-  state: string;
-  url: string;
-  error?: string;
-  nextDeliveryTime?: number;
-  topicName?: string;
-  endpointName?: string;
-  queueName?: string;
-  scheduleId?: string;
-  callerIp?: string;
-  header?: Headers;
-  body?: string;
-  bodyBase64?: string;
-  /** The body was cut to the page's bound (src/http/views/page-budget.ts). */
-  bodyTruncated?: boolean;
-  responseStatus?: number;
-  responseHeaders?: Headers;
-  responseBody?: string;
-  method?: string;
-  callback?: string;
-  failureCallback?: string;
-  maxRetries?: number;
-  dlqId?: string;
-  labels?: string[];
-  flowControlKey?: string;
-  retryDelayExpr?: string;
-  /** The attempt timeout in ms (CREATED entries). */
-  timeout?: number;
-  parallelism?: number;
-  rate?: number;
-  /** Flow-control period in seconds. */
-  period?: number;
-}
-
-export interface MessageRecord {
-  messageId: string;
-  url: string;
-  method: string;
-  maxRetries: number;
-  notBefore: number;
-  createdAt: number;
-  header?: Headers;
-  body?: string;
-  bodyBase64?: string;
-  topicName?: string;
-  queueName?: string;
-  scheduleId?: string;
-  callback?: string;
-  failureCallback?: string;
-  labels?: string[];
-  flowControlKey?: string;
-}
-
-export interface DlqEntry extends MessageRecord {
-  dlqId: string;
-  responseStatus: number;
-  responseHeader?: Headers;
-  responseBody?: string;
-  responseBodyBase64?: string;
-  /** When it entered the DLQ (Unix ms). */
-  failedAt?: number;
-  /** Why the last attempt failed (docs/dlq.md "Cause"). */
-  failureCause?: FailureCause;
-}
-
-/** Why an attempt failed: its kind, a one-line summary, and the network error as recorded. */
-export interface FailureCause {
-  kind: "http" | "refused" | "timeout" | "tls" | "dns" | "reset" | "egress" | "network";
-  summary: string;
-  error?: string;
-}
-
 /** What retry and replay would do for a message (`GET /v2/messages/{id}/actions`), and its replay links. */
 export type ActionPlan =
   | { allowed: true; kind?: "dlq" | "deliverNow"; dlqId?: string; dueAt?: number }
@@ -145,6 +71,10 @@ export interface Schedule {
 // Wire shapes come from the server's schemas (src/http/schemas/, docs/architecture.md "Wire shapes").
 export type { Queue, Topic } from "../../../src/http/schemas/groups-queues.js";
 export type { SigningKeys } from "../../../src/http/schemas/keys.js";
+export type { LogEntry } from "../../../src/http/schemas/logs.js";
+export type { MessageRecord } from "../../../src/http/schemas/messages.js";
+export type { DlqEntry, DlqPageEntry, FailureCause } from "../../../src/http/schemas/dlq.js";
+import type { DlqPageEntry } from "../../../src/http/schemas/dlq.js";
 
 export interface FlowKey {
   flowControlKey: string;
@@ -222,13 +152,7 @@ export interface WorkflowRun {
 }
 
 /** A workflow DLQ entry (`GET /v2/dlq?source=workflow`): the failed step's message plus its run's fields. */
-export interface WorkflowDlqEntry extends DlqEntry {
-  workflowRunId?: string;
-  workflowUrl?: string;
-  workflowCreatedAt?: number;
-  label?: string;
-  failureCallbackInfo?: { state?: string; responseStatus?: number };
-}
+export type WorkflowDlqEntry = DlqPageEntry;
 
 /** One entry of `GET /v2/messages` (docs/messaging.md "Listing messages"): a message's current state, no body. */
 export interface MessageListEntry {

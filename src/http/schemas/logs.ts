@@ -1,8 +1,10 @@
-import type { OptionLogFields } from "../../domain/message-options.js";
 import { Cursor, HeaderMap, type Static, Type, UnixMs } from "./common.js";
 
-/** The options' fields of a log entry, one per descriptor of src/domain/message-options.ts (`OptionLogFields`). */
-const OptionLogFieldsShape = Type.Object({
+/**
+ * The options' fields of a log entry, one per descriptor of src/domain/message-options.ts
+ * (`OptionLogFields`, checked equal in src/http/views/log-view.ts).
+ */
+export const OptionLogFieldsShape = Type.Object({
   header: Type.Optional(HeaderMap),
   method: Type.Optional(Type.String()),
   timeout: Type.Optional(Type.Number({ description: "The attempt timeout in milliseconds" })),
@@ -57,7 +59,3 @@ export type LogPage = Static<typeof LogPage>;
 /** `GET /v2/events` (the former name). */
 export const EventPage = Type.Object({ cursor: Cursor, events: Type.Array(LogEntry) });
 export type EventPage = Static<typeof EventPage>;
-
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const optionFieldsAgree: Same<OptionLogFields, Static<typeof OptionLogFieldsShape>> = true;
-void optionFieldsAgree;

@@ -1,9 +1,8 @@
-import type { OptionRecordFields } from "../../domain/message-options.js";
 import { HeaderMap, type Static, Type, UnixMs } from "./common.js";
 
 /**
  * The options' fields of a message, DLQ or schedule record, one per descriptor of src/domain/message-options.ts
- * (`OptionRecordFields`, checked equal below): the schedule record renames `maxRetries` to `retries`.
+ * (`OptionRecordFields`, checked equal in src/http/views/message-view.ts): the schedule record renames `maxRetries` to `retries`.
  */
 export const OptionRecordFieldsShape = Type.Object({
   method: Type.String(),
@@ -48,8 +47,3 @@ export type MessageRecord = Static<typeof MessageRecord>;
 /** `DELETE /v2/messages/{id}` and `DELETE /v2/messages`. */
 export const Cancelled = Type.Object({ cancelled: Type.Integer({ description: "How many messages were cancelled" }) });
 export type Cancelled = Static<typeof Cancelled>;
-
-/** The shape and the domain's fields name the same keys with the same types (a compile error otherwise). */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const optionFieldsAgree: Same<OptionRecordFields, Static<typeof OptionRecordFieldsShape>> = true;
-void optionFieldsAgree;

@@ -1,7 +1,12 @@
 import type { DlqEntry as DlqRow } from "../../domain/records.js";
-import { failureCause } from "../../domain/failure-cause.js";
+import { type FailureKind, failureCause } from "../../domain/failure-cause.js";
+import type { Same } from "../schemas/common.js";
 import type { DlqEntry, FailureCause } from "../schemas/dlq.js";
 import { messageRecord, textOrBase64 } from "./message-view.js";
+
+/** The domain's failure kinds and the wire shape's are the same (a compile error otherwise). */
+const kindsAgree: Same<FailureKind, FailureCause["kind"]> = true;
+void kindsAgree;
 
 /**
  * A DLQ record (docs/dlq.md): the message record plus the DLQ id and the last failed attempt's response.

@@ -1,7 +1,12 @@
-import { optionLogFields } from "../../domain/message-options.js";
+import { type OptionLogFields, optionLogFields } from "../../domain/message-options.js";
 import type { LogRecord } from "../../store/store.js";
-import type { LogEntry } from "../schemas/logs.js";
+import type { Same, Static } from "../schemas/common.js";
+import type { LogEntry, OptionLogFieldsShape } from "../schemas/logs.js";
 import { nonEmpty } from "./message-view.js";
+
+/** The option table's log fields and their wire shape name the same keys (a compile error otherwise). */
+const optionFieldsAgree: Same<OptionLogFields, Static<typeof OptionLogFieldsShape>> = true;
+void optionFieldsAgree;
 
 const hasKeys = (map: object | undefined): map is object => map !== undefined && Object.keys(map).length > 0;
 

@@ -1,9 +1,14 @@
 import type { Message } from "../../domain/message.js";
-import { optionRecordFields } from "../../domain/message-options.js";
+import { type OptionRecordFields, optionRecordFields } from "../../domain/message-options.js";
 import { redactedValue, type RedactSpec } from "../../domain/redact.js";
-import type { MessageRecord } from "../schemas/messages.js";
+import type { Same, Static } from "../schemas/common.js";
+import type { MessageRecord, OptionRecordFieldsShape } from "../schemas/messages.js";
 
 type Json = Record<string, unknown>;
+
+/** The option table's record fields and their wire shape name the same keys (a compile error otherwise). */
+const optionFieldsAgree: Same<OptionRecordFields, Static<typeof OptionRecordFieldsShape>> = true;
+void optionFieldsAgree;
 
 /**
  * Sets `key` only when the value is meaningful: zero-valued optional fields are omitted (docs/messaging.md "Wire
