@@ -21,13 +21,6 @@ export function put(out: Json, key: string, value: unknown): void {
   out[key] = value;
 }
 
-/** `body` when the bytes are valid UTF-8, otherwise `bodyBase64` (docs/messaging.md "Messages and logs"). */
-export function putBody(out: Json, key: string, body: Buffer | undefined): void {
-  const { text, base64 } = textOrBase64(body);
-  if (text !== undefined) out[key] = text;
-  if (base64 !== undefined) out[`${key}Base64`] = base64;
-}
-
 /** The bytes as text when they are valid UTF-8, else as base64; neither when there are none. */
 export function textOrBase64(bytes: Buffer | undefined): { text?: string; base64?: string } {
   if (bytes === undefined || bytes.length === 0) return {};
