@@ -116,7 +116,9 @@ describe("route response schemas", () => {
     const writing = responseWriting(server.ferry.app);
     const done = [...PENDING].filter((r) => writing.get(r) === "typed");
     expect(done, "typed now: remove them from PENDING").toEqual([]);
-    const gone = [...PENDING, ...Object.keys(NOT_JSON)].filter((r) => !writing.has(r));
+    // NOT_JSON may name routes that exist only in one set-up: `GET /console/*` is Ferry's own route while the
+    // console is not built, and @fastify/static's (hidden from the document) once it is (`npm ci` builds it).
+    const gone = [...PENDING].filter((r) => !writing.has(r));
     expect(gone, "not registered any more").toEqual([]);
   });
 });
