@@ -1,30 +1,22 @@
 import type { HeaderMap } from "./headers.js";
 import type { LogState, Message, MessageSpec } from "./message.js";
-import { redactedValue, redactHeaders } from "./redact.js";
+import { type OptionDetails, optionDetails } from "./message-options.js";
+import { redactedValue } from "./redact.js";
 
-/** Transition-specific fields of a log entry (docs/messaging.md "Messages and logs"); stored as JSON. */
-export interface LogDetails {
+/**
+ * Transition-specific fields of a log entry (docs/messaging.md "Messages and logs"); stored as JSON. On CREATED
+ * entries only: the message as published (redacted where asked), shared by its later entries: its body and its
+ * options' fields (src/domain/message-options.ts `OptionDetails`).
+ */
+export interface LogDetails extends OptionDetails {
   error?: string;
   nextDeliveryTime?: number;
   responseStatus?: number;
   responseHeaders?: HeaderMap;
   /** base64 */
   responseBody?: string;
-  /** On CREATED entries only: the message as published (redacted where asked), shared by its later entries. */
-  header?: HeaderMap;
   /** base64 */
   body?: string;
-  method?: string;
-  timeout?: number;
-  maxRetries?: number;
-  retryDelayExpr?: string;
-  callback?: string;
-  callbackHeaders?: HeaderMap;
-  failureCallback?: string;
-  failureCallbackHeaders?: HeaderMap;
-  parallelism?: number;
-  rate?: number;
-  period?: number;
   dlqId?: string;
 }
 
@@ -74,29 +66,9 @@ export function createdLogEntry(m: Message, time: number): LogEntry {
  * message row's spec and body for those that do (src/store/derived-log.ts).
  */
 export function createdDetails(s: MessageSpec, body: Buffer | undefined): LogDetails {
-  const redact = s.redact;
-  const details: LogDetails = {
-    header: redact ? redactHeaders(s.headers, redact) : s.headers,
-    method: s.method,
-    maxRetries: s.retries,
-  };
+  const details: LogDetails = optionDetails(s);
   if (body !== undefined && body.length > 0) {
-    details.body = redact?.body ? Buffer.from(redactedValue(body)).toString("base64") : body.toString("base64");
-  }
-  if (s.timeoutMs !== undefined) details.timeout = s.timeoutMs;
-  if (s.retryDelayExpr !== undefined) details.retryDelayExpr = s.retryDelayExpr;
-  if (s.callback) {
-    details.callback = s.callback.url;
-    details.callbackHeaders = s.callback.headers;
-  }
-  if (s.failureCallback) {
-    details.failureCallback = s.failureCallback.url;
-    details.failureCallbackHeaders = s.failureCallback.headers;
-  }
-  if (s.flowControl) {
-    if (s.flowControl.parallelism !== undefined) details.parallelism = s.flowControl.parallelism;
-    if (s.flowControl.rate !== undefined) details.rate = s.flowControl.rate;
-    details.period = s.flowControl.periodSec;
+    details.body = s.redact?.body ? Buffer.from(redactedValue(body)).toString("base64") : body.toString("base64");
   }
   return details;
 }

@@ -1,14 +1,9 @@
 import type { Dialect } from "../../domain/dialect.js";
 import { DLQ_FILTER_KEYS } from "../query.js";
 import { MessageActions, Replayed, RetriedFromDlq, RetriedNow } from "../schemas/message-actions.js";
-import type { JsonSchema, RouteDoc } from "./route-doc.js";
+import type { RouteDoc } from "./route-doc.js";
+import { DlqCount } from "../schemas/dlq.js";
 
-const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
-  type: "object",
-  properties,
-  ...(description ? { description } : {}),
-});
-const int = (description?: string): JsonSchema => ({ type: "integer", ...(description ? { description } : {}) });
 const token = (p: Omit<RouteDoc, "auth">): RouteDoc => ({ ...p, auth: "token" });
 
 /** Retry and replay of one message, and the DLQ's count (docs/messaging.md "Retry and replay", docs/dlq.md). */
@@ -46,7 +41,7 @@ export function messageActionDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Dead-letter queue",
       summary: "How many entries match the filters",
       query: Object.fromEntries(DLQ_FILTER_KEYS.map((k) => [k, `Filter: ${k}`])),
-      responses: { 200: ["The count", obj({ count: int() })] },
+      responses: { 200: ["The count", DlqCount] },
     }),
   };
 }

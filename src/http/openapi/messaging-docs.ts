@@ -9,8 +9,11 @@ import { SigningKeys } from "../schemas/keys.js";
 import { MessageListPage } from "../schemas/message-list.js";
 import { BatchAnswer, PublishAnswer } from "../schemas/publish.js";
 import { Schedule, ScheduleCreated } from "../schemas/schedules.js";
+import { Cancelled, MessageRecord } from "../schemas/messages.js";
+import { EventPage, LogPage } from "../schemas/logs.js";
+import { DlqDeleted, DlqEntry, DlqPage, DlqRetried, DlqRetriedMany } from "../schemas/dlq.js";
 
-/** Response shapes are described loosely (open objects): the views in src/http/views/ are the source of truth. */
+/** Request bodies, described for the documentation only (route-doc.ts says why); answers are wire shapes (src/http/schemas/). */
 const obj = (properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
   type: "object",
   properties,
@@ -18,11 +21,6 @@ const obj = (properties: Record<string, JsonSchema>, description?: string): Json
 });
 const str = (description?: string): JsonSchema => ({ type: "string", ...(description ? { description } : {}) });
 const arr = (items: JsonSchema): JsonSchema => ({ type: "array", items });
-
-const message = obj({ messageId: str(), url: str(), topicName: str(), queueName: str(), createdAt: { type: "integer" } });
-const logEntry = obj({ messageId: str(), state: str(), time: { type: "integer" }, url: str() });
-const dlqEntry = obj({ dlqId: str(), messageId: str(), url: str(), responseStatus: { type: "integer" } });
-const cancelled = obj({ cancelled: { type: "integer" } });
 
 const pageQuery = {
   cursor: "Cursor of the next page (from the previous answer)",
@@ -105,32 +103,32 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Messages",
       summary: "A message that is not finished yet",
       params: { id: "Message id" },
-      responses: { 200: ["The message", message] },
+      responses: { 200: ["The message", MessageRecord] },
     }),
     "DELETE /v2/messages/:id": token({
       tag: "Messages",
       summary: "Cancel a message",
       params: { id: "Message id" },
-      responses: { 200: ["Cancelled", cancelled] },
+      responses: { 200: ["Cancelled", Cancelled] },
     }),
     "DELETE /v2/messages": token({
       tag: "Messages",
       summary: "Cancel messages by filter (query or JSON body); nothing cancels everything",
       query: { ...messageFilters, count: "At most this many (1..500)", cursor: "Cursor" },
       body: obj({ messageIds: arr(str()), count: { type: "integer" } }),
-      responses: { 200: ["Cancelled", cancelled] },
+      responses: { 200: ["Cancelled", Cancelled] },
     }),
     "GET /v2/events": token({
       tag: "Logs",
       summary: "Log entries (formerly events)",
       query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
-      responses: { 200: ["A page of entries", obj({ cursor: str(), events: arr(logEntry) })] },
+      responses: { 200: ["A page of entries", EventPage] },
     }),
     "GET /v2/logs": token({
       tag: "Logs",
       summary: "Log entries",
       query: { ...messageFilters, messageId: "Message id", state: "State filter", api: "Ignored", trimBody: "Trim bodies to this many bytes", ...pageQuery },
-      responses: { 200: ["A page of entries", obj({ cursor: str(), logs: arr(logEntry), events: arr(logEntry) })] },
+      responses: { 200: ["A page of entries", LogPage] },
     }),
     "GET /v2/keys": token({ tag: "Signing keys", summary: "The signing keys", responses: { 200: ["Keys", SigningKeys] } }),
     "POST /v2/keys/rotate": token({
@@ -142,13 +140,13 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       tag: "Dead-letter queue",
       summary: "List dead-letter entries",
       query: { ...dlqFilters, ...pageQuery },
-      responses: { 200: ["A page", obj({ cursor: str(), messages: arr(dlqEntry) })] },
+      responses: { 200: ["A page", DlqPage] },
     }),
     "GET /v2/dlq/:dlqId": token({
       tag: "Dead-letter queue",
       summary: "One dead-letter entry",
       params: { dlqId: "Entry id" },
-      responses: { 200: ["The entry", dlqEntry] },
+      responses: { 200: ["The entry", DlqEntry] },
     }),
     "DELETE /v2/dlq/:dlqId": token({
       tag: "Dead-letter queue",
@@ -161,14 +159,14 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       summary: "Delete entries by ids or filter; nothing deletes everything",
       query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
       body: obj({ dlqIds: arr(str()) }),
-      responses: { 200: ["Deleted", obj({ deleted: { type: "integer" }, cursor: str() })] },
+      responses: { 200: ["Deleted", DlqDeleted] },
     }),
     "POST /v2/dlq/retry/:dlqId": token({
       tag: "Dead-letter queue",
       summary: "Publish an entry again (configuration headers override the original's)",
       params: { dlqId: "Entry id" },
       headers,
-      responses: { 201: ["Published again", obj({ messageId: str(), deduplicated: { type: "boolean" } })] },
+      responses: { 201: ["Published again", DlqRetried] },
     }),
     "POST /v2/dlq/retry": token({
       tag: "Dead-letter queue",
@@ -176,7 +174,7 @@ export function messagingDocs(d: Dialect): Record<string, RouteDoc> {
       query: { ...dlqFilters, cursor: "Cursor", count: "At most this many" },
       headers,
       body: obj({ dlqIds: arr(str()) }),
-      responses: { 201: ["Published again", obj({ responses: arr(obj({ messageId: str() })), cursor: str() })] },
+      responses: { 201: ["Published again", DlqRetriedMany] },
     }),
     "POST /v2/schedules/*": token({
       tag: "Schedules",

@@ -13,7 +13,7 @@ import {
 } from "../../services/dlq.js";
 import type { DlqEntry, DlqFilter } from "../../store/dlq-store.js";
 import type { WorkflowRun } from "../../domain/workflow.js";
-import { type FailureCallbackInfo, failureCallbackInfo } from "../../services/workflow-activity.js";
+import { failureCallbackInfo } from "../../services/workflow-activity.js";
 import { withCreatedAtRuns } from "../../services/workflow-dlq.js";
 import { jsonObjectBody } from "../body.js";
 import { dlqBodyQuery } from "../bodies/dlq.js";
@@ -30,6 +30,7 @@ import {
   single,
 } from "../query.js";
 import { dlqRecord } from "../views/dlq-view.js";
+import type { DlqPageEntry, DlqRunFields } from "../schemas/dlq.js";
 import { readable } from "../plugins/auth.js";
 import { fitJsonPage, truncateBodies } from "../views/page-budget.js";
 
@@ -144,7 +145,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
     const entries =
       runFilter.failureFunctionState === undefined
         ? page.entries
-        : page.entries.filter((e) => (runs.get(e.dlqId)?.failureCallbackInfo as FailureCallbackInfo | undefined)?.state === runFilter.failureFunctionState);
+        : page.entries.filter((e) => runs.get(e.dlqId)?.failureCallbackInfo?.state === runFilter.failureFunctionState);
     // Bodies are cut and the page bounded in bytes (page-budget.ts); GET /v2/dlq/{dlqId} answers them whole.
     const fitted = fitJsonPage(
       entries,
@@ -152,7 +153,7 @@ export function dlqRoutes(app: FastifyInstance, services: Services): void {
       (e) => e.seq,
       page.cursor,
     );
-    const messages = fitted.records.map((record, i) => ({ ...record, ...runs.get(entries[i]!.dlqId) }));
+    const messages: DlqPageEntry[] = fitted.records.map((record, i) => ({ ...record, ...runs.get(entries[i]!.dlqId) }));
     // `messages` is always present; `cursor` only when another page follows (never an empty string).
     return fitted.cursor === undefined ? { messages } : { cursor: fitted.cursor, messages };
   });
@@ -215,18 +216,18 @@ async function runFieldsOf(
   services: Services,
   accountId: string,
   entries: DlqEntry[],
-): Promise<Map<string, Record<string, unknown>>> {
+): Promise<Map<string, DlqRunFields>> {
   const runs = new Map<string, WorkflowRun | undefined>();
   for (const e of entries) {
     const runId = e.message.spec.workflow?.runId;
     if (runId !== undefined && !runs.has(runId)) runs.set(runId, await services.store.workflowRunGet({ accountId, runId }));
   }
-  const out = new Map<string, Record<string, unknown>>();
+  const out = new Map<string, DlqRunFields>();
   for (const e of entries) {
     const runId = e.message.spec.workflow?.runId;
     if (runId === undefined) continue;
     const run = runs.get(runId);
-    const fields: Record<string, unknown> = { workflowRunId: runId };
+    const fields: DlqRunFields = { workflowRunId: runId };
     if (run) {
       fields.workflowUrl = run.url;
       fields.workflowCreatedAt = run.createdAt;

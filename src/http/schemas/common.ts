@@ -36,3 +36,10 @@ export const Cursor = Type.Optional(Type.String({ description: "Cursor of the ne
 export function isWireShape(schema: unknown): schema is TSchema {
   return typeof schema === "object" && schema !== null && Object.prototype.hasOwnProperty.call(schema, "~kind");
 }
+
+/**
+ * True when two types name the same keys with the same types: a view asserts that the domain's fields and their wire
+ * shape agree (e.g. src/http/views/message-view.ts), where both are in reach; the schemas import nothing from the
+ * domain, since the console's build reads them.
+ */
+export type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;

@@ -1,65 +1,44 @@
 import type { Message } from "../../domain/message.js";
-import { redactedValue, redactHeaders } from "../../domain/redact.js";
+import { type OptionRecordFields, optionRecordFields } from "../../domain/message-options.js";
+import { redactedValue, type RedactSpec } from "../../domain/redact.js";
+import type { Same, Static } from "../schemas/common.js";
+import type { MessageRecord, OptionRecordFieldsShape } from "../schemas/messages.js";
 
-type Json = Record<string, unknown>;
+/** The option table's record fields and their wire shape name the same keys (a compile error otherwise). */
+const optionFieldsAgree: Same<OptionRecordFields, Static<typeof OptionRecordFieldsShape>> = true;
+void optionFieldsAgree;
 
-/**
- * Sets `key` only when the value is meaningful: zero-valued optional fields are omitted (docs/messaging.md "Wire
- * conventions").
- */
-export function put(out: Json, key: string, value: unknown): void {
-  if (value === undefined || value === null || value === "") return;
-  if (Array.isArray(value) && value.length === 0) return;
-  if (typeof value === "object" && !Array.isArray(value) && Object.keys(value as object).length === 0) return;
-  out[key] = value;
+/** The bytes as text when they are valid UTF-8, else as base64; neither when there are none. */
+export function textOrBase64(bytes: Buffer | undefined): { text?: string; base64?: string } {
+  if (bytes === undefined || bytes.length === 0) return {};
+  const text = bytes.toString("utf8");
+  return Buffer.from(text, "utf8").equals(bytes) ? { text } : { base64: bytes.toString("base64") };
 }
 
-/** `body` when the bytes are valid UTF-8, otherwise `bodyBase64` (docs/messaging.md "Messages and logs"). */
-export function putBody(out: Json, key: string, body: Buffer | undefined): void {
-  if (body === undefined || body.length === 0) return;
-  const text = body.toString("utf8");
-  if (Buffer.from(text, "utf8").equals(body)) out[key] = text;
-  else out[`${key}Base64`] = body.toString("base64");
+/** A record's `body` / `bodyBase64`, with Svc-Redact-Fields' `body` applied (one-way). */
+export function bodyFields(body: Buffer | undefined, redact: RedactSpec | undefined): { body?: string; bodyBase64?: string } {
+  if (redact?.body && body !== undefined) return { body: redactedValue(body) };
+  const { text, base64 } = textOrBase64(body);
+  return text !== undefined ? { body: text } : base64 !== undefined ? { bodyBase64: base64 } : {};
 }
 
-/** The shared fields of message and DLQ records. */
-export function messageRecord(m: Message): Json {
-  const s = m.spec;
-  const out: Json = {
+/** The string when it says something: empty optional fields are omitted (docs/messaging.md "Wire conventions"). */
+export const nonEmpty = (s: string | undefined): s is string => s !== undefined && s !== "";
+
+/** The message record, and the shared fields of a DLQ record; the options' fields come from their descriptors. */
+export function messageRecord(m: Message): MessageRecord {
+  const out: MessageRecord = {
     messageId: m.id,
     url: m.url,
-    method: s.method,
-    maxRetries: s.retries,
     notBefore: m.notBefore > 0 ? m.notBefore : m.createdAt,
     createdAt: m.createdAt,
+    ...bodyFields(m.body, m.spec.redact),
+    ...optionRecordFields(m.spec),
   };
-  put(out, "header", s.redact ? redactHeaders(s.headers, s.redact) : s.headers);
-  if (s.redact?.body && m.body !== undefined) out.body = redactedValue(m.body);
-  else putBody(out, "body", m.body);
-  put(out, "topicName", m.topicName);
-  put(out, "endpointName", m.endpointName);
-  put(out, "queueName", m.queueName);
-  put(out, "scheduleId", m.scheduleId);
-  put(out, "callerIP", m.callerIp);
-  put(out, "retryDelayExpression", s.retryDelayExpr);
-  if (s.timeoutMs !== undefined) out.timeout = Math.floor(s.timeoutMs / 1000);
-  if (s.callback) {
-    out.callback = s.callback.url;
-    put(out, "callbackHeader", s.callback.headers);
-  }
-  if (s.failureCallback) {
-    out.failureCallback = s.failureCallback.url;
-    put(out, "failureCallbackHeader", s.failureCallback.headers);
-  }
-  if (s.labels && s.labels.length > 0) {
-    out.label = s.labels[0];
-    out.labels = s.labels;
-  }
-  if (s.flowControl) {
-    out.flowControlKey = s.flowControl.key;
-    put(out, "parallelism", s.flowControl.parallelism);
-    put(out, "rate", s.flowControl.rate);
-    out.period = s.flowControl.periodSec;
-  }
+  if (nonEmpty(m.topicName)) out.topicName = m.topicName;
+  if (nonEmpty(m.endpointName)) out.endpointName = m.endpointName;
+  if (nonEmpty(m.queueName)) out.queueName = m.queueName;
+  if (nonEmpty(m.scheduleId)) out.scheduleId = m.scheduleId;
+  if (nonEmpty(m.callerIp)) out.callerIP = m.callerIp;
   return out;
 }

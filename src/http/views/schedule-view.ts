@@ -1,52 +1,38 @@
-import { redactedValue, redactHeaders } from "../../domain/redact.js";
+import { type OptionRecordFields, optionRecordFields } from "../../domain/message-options.js";
 import type { ScheduleWithStates } from "../../domain/schedule.js";
 import type { Schedule } from "../schemas/schedules.js";
-import { putBodyPresent, putPresent as put } from "./put-present.js";
+import { bodyFields } from "./message-view.js";
+import { putPresent as put } from "./put-present.js";
+
+/** Every option field the table writes has a place in the schedule's shape (or the serializer would drop it). */
+const optionFieldsNamed: [Exclude<keyof OptionRecordFields, "maxRetries" | keyof Schedule>] extends [never] ? true : false =
+  true;
+void optionFieldsNamed;
 
 /**
  * The Schedule record (docs/schedules.md "Schedule record"). Required keys are always present (`scheduleId`, `cron`,
  * `createdAt`, `destination`, `method`, `isPaused`, and `retries`, which the Python parser needs); every other key is
  * omitted when zero-valued, as the reference service does (a schedule overwritten without a body has no `body` key).
+ * The options' fields come from their descriptors (src/domain/message-options.ts); the schedule calls `maxRetries`
+ * `retries`.
  */
 export function scheduleRecord(s: ScheduleWithStates): Schedule {
-  const spec = s.spec;
+  const { maxRetries, ...options } = optionRecordFields(s.spec);
   const out: Schedule = {
     scheduleId: s.id,
     cron: s.cron,
     createdAt: s.createdAt,
     destination: s.destination,
-    method: spec.method,
     isPaused: s.paused,
-    retries: spec.retries,
+    retries: maxRetries,
+    ...options,
+    ...bodyFields(s.body, s.spec.redact),
   };
-  put(out, "header", spec.redact ? redactHeaders(spec.headers, spec.redact) : spec.headers);
-  if (spec.redact?.body && s.body !== undefined) out.body = redactedValue(s.body);
-  else putBodyPresent(out, s.body);
   if (s.delayMs > 0) out.delay = Math.floor(s.delayMs / 1000);
-  if (spec.timeoutMs !== undefined && spec.timeoutMs > 0) out.timeout = Math.floor(spec.timeoutMs / 1000);
-  if (spec.callback) {
-    out.callback = spec.callback.url;
-    put(out, "callbackHeader", spec.callback.headers);
-  }
-  if (spec.failureCallback) {
-    out.failureCallback = spec.failureCallback.url;
-    put(out, "failureCallbackHeader", spec.failureCallback.headers);
-  }
   // The Python and JS parsers read callerIP; the OpenAPI file shows callerIp: both are sent.
   put(out, "callerIP", s.callerIp);
   put(out, "callerIp", s.callerIp);
   put(out, "queueName", s.queueName);
-  if (spec.flowControl) {
-    out.flowControlKey = spec.flowControl.key;
-    put(out, "parallelism", spec.flowControl.parallelism);
-    put(out, "rate", spec.flowControl.rate);
-    out.period = spec.flowControl.periodSec;
-  }
-  put(out, "retryDelayExpression", spec.retryDelayExpr);
-  if (spec.labels && spec.labels.length > 0) {
-    out.label = spec.labels[0];
-    out.labels = spec.labels;
-  }
   put(out, "lastScheduleTime", s.lastRunAt);
   put(out, "nextScheduleTime", s.nextRunAt);
   put(out, "lastScheduleStates", s.lastStates);
