@@ -239,6 +239,46 @@ function writeCallback(out: ConfigHeaders, key: string, c: CallbackConfig): void
 const CALLBACK_HEADERS = (title: string) =>
   [title, `${title}-Method`, `${title}-Retries`, `${title}-Timeout`, `${title}-Retry-Delay`, `${title}-Delay`, `${title}-Forward-*`] as const;
 
+/**
+ * The callback and the failure callback: the same headers under their own title (`Callback-…`,
+ * `Failure-Callback-…`) and the same fields under their own names (docs/messaging.md "Callbacks").
+ */
+function callbackOption(which: "callback" | "failureCallback"): MessageOption {
+  const kind = which === "callback" ? "callback" : "failure-callback";
+  const header = `${which}Header` as const;
+  const headers = `${which}Headers` as const;
+  return {
+    spec: which,
+    headers: CALLBACK_HEADERS(which === "callback" ? "Callback" : "Failure-Callback"),
+    parse: (c) => {
+      const callback = parseCallback(c, kind);
+      if (callback) c.out.spec[which] = callback;
+    },
+    write: (spec, out, p) => {
+      const callback = spec[which];
+      if (callback) writeCallback(out, `${p}${kind}`, callback);
+    },
+    record: (spec, out) => {
+      const callback = spec[which];
+      if (!callback) return;
+      out[which] = callback.url;
+      if (hasKeys(callback.headers)) out[header] = callback.headers;
+    },
+    details: (spec, out) => {
+      const callback = spec[which];
+      if (!callback) return;
+      out[which] = callback.url;
+      out[headers] = callback.headers;
+    },
+    log: (e, out) => {
+      const url = e.details[which];
+      if (nonEmpty(url)) out[which] = url;
+      const map = e.details[headers];
+      if (hasKeys(map)) out[headers] = map;
+    },
+  };
+}
+
 function redactFields(r: RedactSpec): string {
   const parts: string[] = [];
   if (r.body) parts.push("body");
@@ -487,56 +527,8 @@ export const MESSAGE_OPTIONS: readonly MessageOption[] = [
       out.period = e.details.period ?? 1;
     },
   },
-  {
-    spec: "callback",
-    headers: CALLBACK_HEADERS("Callback"),
-    parse: (c) => {
-      const callback = parseCallback(c, "callback");
-      if (callback) c.out.spec.callback = callback;
-    },
-    write: (spec, out, p) => {
-      if (spec.callback) writeCallback(out, `${p}callback`, spec.callback);
-    },
-    record: (spec, out) => {
-      if (!spec.callback) return;
-      out.callback = spec.callback.url;
-      if (hasKeys(spec.callback.headers)) out.callbackHeader = spec.callback.headers;
-    },
-    details: (spec, out) => {
-      if (!spec.callback) return;
-      out.callback = spec.callback.url;
-      out.callbackHeaders = spec.callback.headers;
-    },
-    log: (e, out) => {
-      if (nonEmpty(e.details.callback)) out.callback = e.details.callback;
-      if (hasKeys(e.details.callbackHeaders)) out.callbackHeaders = e.details.callbackHeaders;
-    },
-  },
-  {
-    spec: "failureCallback",
-    headers: CALLBACK_HEADERS("Failure-Callback"),
-    parse: (c) => {
-      const callback = parseCallback(c, "failure-callback");
-      if (callback) c.out.spec.failureCallback = callback;
-    },
-    write: (spec, out, p) => {
-      if (spec.failureCallback) writeCallback(out, `${p}failure-callback`, spec.failureCallback);
-    },
-    record: (spec, out) => {
-      if (!spec.failureCallback) return;
-      out.failureCallback = spec.failureCallback.url;
-      if (hasKeys(spec.failureCallback.headers)) out.failureCallbackHeader = spec.failureCallback.headers;
-    },
-    details: (spec, out) => {
-      if (!spec.failureCallback) return;
-      out.failureCallback = spec.failureCallback.url;
-      out.failureCallbackHeaders = spec.failureCallback.headers;
-    },
-    log: (e, out) => {
-      if (nonEmpty(e.details.failureCallback)) out.failureCallback = e.details.failureCallback;
-      if (hasKeys(e.details.failureCallbackHeaders)) out.failureCallbackHeaders = e.details.failureCallbackHeaders;
-    },
-  },
+  callbackOption("callback"),
+  callbackOption("failureCallback"),
   // Set by the services, never by a header: the request's dialect (src/services/publish.ts) and a workflow run's
   // link (src/services/workflow-publish.ts). Neither shows in a record.
   { spec: "dialect", headers: [] },
