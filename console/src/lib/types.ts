@@ -1,7 +1,5 @@
 /** Shapes of Ferry's API answers the console reads (docs/console.md lists the routes). */
 
-export type Headers = Record<string, string[]>;
-
 // Wire shapes come from the server's schemas (src/http/schemas/, docs/architecture.md "Wire shapes").
 import type { DlqPageEntry } from "../../../src/http/schemas/dlq.js";
 export type { Queue, Topic } from "../../../src/http/schemas/groups-queues.js";
