@@ -27,6 +27,7 @@ import { searchDataRoutes } from "./http/routes/search-data.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
 import { readinessRoutes } from "./http/routes/readiness.js";
 import { registerOpenApi } from "./http/openapi/plugin.js";
+import { lazySerializers } from "./http/lazy-serializers.js";
 import type { Services } from "./services/context.js";
 import type { Listener } from "./http/boot-listener.js";
 
@@ -48,6 +49,7 @@ export function buildApp(services: Services, listener: Pick<Listener, "factory">
     // The Go SDK calls /v2/Schedules; docs use trailing slashes (docs/messaging.md "Wire conventions").
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 },
     trustProxy: false,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
   registerErrorHandling(app);
   // Before every scope: auth reads the token parameter of the request's dialect.

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { lazySerializers } from "../../src/http/lazy-serializers.js";
+import { PublishAnswer } from "../../src/http/schemas/publish.js";
+import { Queue } from "../../src/http/schemas/groups-queues.js";
+
+const route = (schema: unknown) => ({ schema, method: "POST", url: "/v2/publish/*", httpStatus: "200" });
+
+describe("the answer serializers (src/http/lazy-serializers.ts)", () => {
+  const compile = lazySerializers()(undefined, {});
+
+  it("writes an object-or-array answer through the branch its type picks, dropping fields the shape does not name", () => {
+    const write = compile(route(PublishAnswer));
+    const one = { messageId: "msg_1", url: "http://127.0.0.1/a", stray: "x" };
+    expect(JSON.parse(write(one))).toEqual({ messageId: "msg_1", url: "http://127.0.0.1/a" });
+    const many = [{ messageId: "msg_2", url: "http://127.0.0.1/b", deduplicated: true, stray: 1 }, { messageId: "msg_3", url: "u" }];
+    expect(JSON.parse(write(many))).toEqual([
+      { messageId: "msg_2", url: "http://127.0.0.1/b", deduplicated: true },
+      { messageId: "msg_3", url: "u" },
+    ]);
+  });
+
+  it("writes any other answer through its shape: a required field missing is the serializer's error", () => {
+    const write = compile(route(Queue));
+    // A required field missing is the serializer's error, raised when the first answer is written.
+    expect(() => write({ name: "q" })).toThrow(/required/);
+    const ok = { name: "q", createdAt: 1, updatedAt: 2, parallelism: 1, lag: 0, paused: false };
+    expect(JSON.parse(write(ok))).toEqual(ok);
+  });
+});
