@@ -24,15 +24,13 @@ export const MESSAGE_LIST_STATES = [
 
 export type MessageListState = (typeof MESSAGE_LIST_STATES)[number];
 
+/** How a message ended: the list's last three states. */
+const ENDED_LIST_STATES: readonly MessageListState[] = ["DELIVERED", "FAILED", "CANCELED"];
+
 /** The states a cancel still reaches (a live message): bulk cancel in the console lists exactly these. */
-export const CANCELLABLE_LIST_STATES: readonly MessageListState[] = [
-  "CREATED",
-  "DELAYED",
-  "QUEUED",
-  "FLOW_CONTROL",
-  "ACTIVE",
-  "RETRY",
-];
+export const CANCELLABLE_LIST_STATES: readonly MessageListState[] = MESSAGE_LIST_STATES.filter(
+  (s) => !ENDED_LIST_STATES.includes(s),
+);
 
 export function isMessageListState(s: string): s is MessageListState {
   return (MESSAGE_LIST_STATES as readonly string[]).includes(s);

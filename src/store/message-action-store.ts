@@ -17,6 +17,11 @@ export interface StoredMessage {
   replayOf?: string;
 }
 
+/** A stored message from its row's parts, as both adapters read it (`replay_of` is NULL for a message no replay). */
+export function storedMessage(message: Message, state: string, replayOf: string | null): StoredMessage {
+  return replayOf === null ? { message, state } : { message, state, replayOf };
+}
+
 export interface ReplayRecord {
   messageId: string;
   createdAt: number;

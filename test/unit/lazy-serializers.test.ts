@@ -1,3 +1,4 @@
+import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { lazySerializers } from "../../src/http/lazy-serializers.js";
 import { PublishAnswer } from "../../src/http/schemas/publish.js";
@@ -26,4 +27,20 @@ describe("the answer serializers (src/http/lazy-serializers.ts)", () => {
     const ok = { name: "q", createdAt: 1, updatedAt: 2, parallelism: 1, lag: 0, paused: false };
     expect(JSON.parse(write(ok))).toEqual(ok);
   });
+
+  it("compiles a route's serializer on the route's first answer, not at start-up", async () => {
+    // A shape fast-json-stringify cannot compile (a $ref to nothing): an eager compiler fails at ready().
+    const app = Fastify({ schemaController: { compilersFactory: { buildSerializer: lazySerializers() } } });
+    app.get("/never", { schema: { response: { 200: { $ref: "#/definitions/missing" } } } }, async () => ({}));
+    app.get("/queue", { schema: { response: { 200: Queue } } }, async () => ({
+      name: "q", createdAt: 1, updatedAt: 2, parallelism: 1, lag: 0, paused: false, stray: true,
+    }));
+    await app.ready();
+    const queue = await app.inject({ method: "GET", url: "/queue" });
+    expect(queue.json()).toEqual({ name: "q", createdAt: 1, updatedAt: 2, parallelism: 1, lag: 0, paused: false });
+    // The broken one fails only when it answers.
+    expect((await app.inject({ method: "GET", url: "/never" })).statusCode).toBe(500);
+    await app.close();
+  });
 });
+

@@ -1,4 +1,4 @@
-import type { MessageActionStore } from "../message-action-store.js";
+import { type MessageActionStore, storedMessage } from "../message-action-store.js";
 import type { PgContext } from "./context.js";
 import { dlqWhere } from "./dlq.js";
 import { messageInserter } from "./messages.js";
@@ -14,13 +14,7 @@ export function messageActionQueries(ctx: PgContext): MessageActionStore {
         { name: "ferry_message_stored_get", text: "SELECT * FROM messages WHERE id = $1 AND account_id = $2" },
         [id, accountId],
       );
-      if (!row) return undefined;
-      const out: Awaited<ReturnType<MessageActionStore["messageStoredGet"]>> = {
-        message: messageFromRow(row),
-        state: row.state,
-      };
-      if (row.replay_of !== null) out.replayOf = row.replay_of;
-      return out;
+      return row ? storedMessage(messageFromRow(row), row.state, row.replay_of) : undefined;
     },
 
     messageReplayList: async ({ accountId, id, limit }) => {

@@ -1,4 +1,4 @@
-import type { MessageActionStore } from "../message-action-store.js";
+import { type MessageActionStore, storedMessage } from "../message-action-store.js";
 import type { SqliteContext } from "./context.js";
 import { dlqWhere } from "./dlq.js";
 import { messageInserter } from "./messages.js";
@@ -20,13 +20,7 @@ export function messageActionQueries(ctx: SqliteContext): MessageActionStore {
   return {
     messageStoredGet: async ({ accountId, id }) => {
       const row = get.get(id, accountId) as (MessageRow & { replay_of: string | null }) | undefined;
-      if (!row) return undefined;
-      const out: Awaited<ReturnType<MessageActionStore["messageStoredGet"]>> = {
-        message: messageFromRow(row),
-        state: row.state,
-      };
-      if (row.replay_of !== null) out.replayOf = row.replay_of;
-      return out;
+      return row ? storedMessage(messageFromRow(row), row.state, row.replay_of) : undefined;
     },
 
     messageReplayList: async ({ accountId, id, limit }) =>
