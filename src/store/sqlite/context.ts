@@ -9,6 +9,7 @@ import { flowEngine } from "./flow-control.js";
 import { migrate } from "./migrate.js";
 import { loadVectorFunctions } from "./vector-functions.js";
 import { logParams, MESSAGE_COLUMNS, messageValues } from "./rows.js";
+import { WalCheckpointer } from "./wal-checkpoint.js";
 import { WalSync } from "./wal-sync.js";
 import { WriteBatcher } from "./write-batcher.js";
 
@@ -75,6 +76,13 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
   db.function("url_path", { deterministic: true }, (url: unknown) => urlPart(String(url), "path"));
   loadVectorFunctions(db);
   migrate(db);
+  // With the WAL fsynced by Ferry, its checkpoints leave the event loop too (wal-checkpoint.ts).
+  const checkpointer = walSync
+    ? new WalCheckpointer(db, path, {
+        afterDurable: (done, failed) => walSync.afterDurable(done, failed),
+        onError: (error) => process.emitWarning(`WAL checkpoint failed: ${String(error)}`, "FerryStoreWarning"),
+      })
+    : undefined;
 
   // Usage counters of one transaction are summed in memory and written once, just before its COMMIT.
   const pendingUsage = new Map<
@@ -112,7 +120,9 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
     ...(walSync
       ? {
           afterDurable: (done: () => void, failed: (e: unknown) => void) => walSync.afterDurable(done, failed),
-          whenReadyToCommit: (next: () => void) => walSync.whenIdle(next),
+          // The checkpointer's hold comes last, so that no commit it holds back is already past it.
+          whenReadyToCommit: (next: () => void) => walSync.whenIdle(() => checkpointer!.whenCommitsAllowed(next)),
+          afterCommit: () => checkpointer!.afterCommit(),
         }
       : {}),
   });
@@ -146,6 +156,8 @@ export function openSqlite(path: string, synchronous: "FULL" | "NORMAL"): Sqlite
       }
     },
     close: async () => {
+      // A cycle's copy must be fsynced before a commit may restart the WAL: let it end first.
+      await checkpointer?.close();
       batcher.flush();
       if (walSync) {
         await new Promise<void>((resolve) => walSync.afterDurable(resolve, () => resolve()));

@@ -21,6 +21,8 @@ export interface CommitHooks {
    * absent when nothing is to be waited for.
    */
   whenReadyToCommit?(next: () => void): void;
+  /** Runs after every COMMIT (wal-checkpoint.ts counts them). */
+  afterCommit?(): void;
   /** Runs inside the transaction, after the operations and before COMMIT (e.g. writes aggregated counters). */
   beforeCommit(): void;
   /** The transaction was rolled back: drop whatever the operations accumulated for beforeCommit. */
@@ -71,8 +73,10 @@ export class WriteBatcher {
       const batch = this.queue.splice(0, MAX_OPS_PER_COMMIT);
       const startedAt = performance.now();
       const results = batch.length > 1 ? this.tryBatch(batch) : undefined;
-      if (results) this.acknowledge(batch.map((p, i) => () => p.resolve(results[i])), batch);
-      else for (const p of batch) this.settleAlone(p);
+      if (results) {
+        this.acknowledge(batch.map((p, i) => () => p.resolve(results[i])), batch);
+        this.hooks.afterCommit?.();
+      } else for (const p of batch) this.settleAlone(p);
       recordCommit(batch.length, startedAt);
     }
   }
@@ -110,16 +114,19 @@ export class WriteBatcher {
 
   /** One operation in its own transaction: it resolves or rejects alone. */
   private settleAlone(p: Pending): void {
+    let value: unknown;
     try {
       this.begin.run();
-      const value = p.run();
+      value = p.run();
       this.hooks.beforeCommit();
       this.commitStatement.run();
-      this.acknowledge([() => p.resolve(value)], [p]);
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       this.hooks.afterRollback();
       p.reject(error);
+      return;
     }
+    this.acknowledge([() => p.resolve(value)], [p]);
+    this.hooks.afterCommit?.();
   }
 }
