@@ -57,6 +57,7 @@ export class WalSync {
   private poison: unknown;
   /** Callers waiting for room to commit (see `whenIdle`). */
   private idleWaiters: (() => void)[] = [];
+  private releaseScheduled = false;
 
   constructor(
     private readonly walPath: string,
@@ -114,9 +115,21 @@ export class WalSync {
       this.running.shift();
       this.settle(run.covers, run.result.error);
     }
-    // Held commits go first: the fsync the first of them starts covers the writes waiting for room too.
-    while (this.idleWaiters.length > 0 && this.running.length < this.maxInFlight) this.idleWaiters.shift()!();
-    if (this.registered > this.started && this.running.length < this.maxInFlight) this.start();
+    if (this.idleWaiters.length === 0) {
+      if (this.registered > this.started && this.running.length < this.maxInFlight) this.start();
+      return;
+    }
+    // The writes just settled are answered before the held commits run: their acknowledgements go out in the
+    // microtasks after this callback, and a commit run here would come before them. A closed loop of publishers (P1)
+    // waits on those answers; measured 1.10× and 1.27× P1's msg/s (docs/threading.md "Answers before the next commit").
+    if (this.releaseScheduled) return;
+    this.releaseScheduled = true;
+    setImmediate(() => {
+      this.releaseScheduled = false;
+      // Held commits go first: the fsync the first of them starts covers the writes waiting for room too.
+      while (this.idleWaiters.length > 0 && this.running.length < this.maxInFlight) this.idleWaiters.shift()!();
+      if (this.registered > this.started && this.running.length < this.maxInFlight) this.start();
+    });
   }
 
   private settle(upTo: number, error: unknown): void {
