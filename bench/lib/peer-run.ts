@@ -56,7 +56,7 @@ async function measurePeer(
     body: load.body,
   });
   const serverPids = () => [child.pid, ...opts.databasePids()];
-  await deliveryRun({ origin, receiver, serverPids, ...load, total: 500, make });
+  await deliveryRun({ origin, receiver, serverPids, ...load, total: load.warmUp, make });
   const { median: r, spread } = await medianOf(
     rounds(ctx),
     () => deliveryRun({ origin, receiver, serverPids, ...load, make }),

@@ -13,7 +13,7 @@ async function measure(ctx: BenchContext, ferry: FerryProcess, receiver: BenchRe
   const destination = receiver.url("/p1");
   const make = () => publishRequest(destination, load.body);
   const origin = ferry.origin;
-  await deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, total: 500, make });
+  await deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, total: load.warmUp, make });
   return medianOf(
     n,
     () => deliveryRun({ origin, receiver, serverPids: [ferry.child.pid], ...load, make }),

@@ -85,7 +85,7 @@ async function throughput(ctx: BenchContext, s: PgSetup, n: number) {
     allCpu += all.read().servers;
     return t;
   };
-  await once(500); // warm-up: JIT, keep-alive connections, prepared statements on every pooled connection
+  await once(load.warmUp); // warm-up: JIT, keep-alive connections, prepared statements on every pooled connection
   const meter = await PgWorkMeter.open(s.pg.url);
   ctx.defer(() => meter.close());
   const before = await meter.read();
