@@ -13,7 +13,10 @@ export const CHECKPOINT_FRAMES = 4000;
 export interface CheckpointHooks {
   /** Calls `done` once every commit made before this call is on disk (wal-sync.ts `afterDurable`). */
   afterDurable(done: () => void, failed: (error: unknown) => void): void;
-  /** A failure the cycle cannot recover from; the WAL then only grows until the next start (see `stuck`). */
+  /**
+   * A cycle failed; the next one tries again, except after a failed fsync of the database file, when the WAL only
+   * grows until the next start (`stuck`).
+   */
   onError(error: unknown): void;
 }
 
@@ -48,7 +51,7 @@ export class WalCheckpointer {
   private readonly beginPin: Database.Statement;
   private readonly readPin: Database.Statement;
   private readonly endPin: Database.Statement;
-  /** A failed fsync of the database file leaves the pin in place for good: see `failed`. */
+  /** Set by a failed fsync of the database file, which leaves the pin in place for good (see `pass`). */
   stuck: unknown;
 
   constructor(
