@@ -68,7 +68,8 @@ export async function dumpPostgresSchema(sql: Sql): Promise<string> {
   const functions = await sql<{ name: string; def: string }>(
     `SELECT p.proname AS name, pg_get_functiondef(p.oid) AS def FROM pg_proc p
        JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'
-       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.proname`,
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+       ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`,
   );
   for (const f of functions) out.push(`\n-- function ${f.name}\n${f.def.trim()};\n`);
   const triggers = await sql<{ name: string; def: string }>(
