@@ -7,10 +7,12 @@ import { setFlagsFromString } from "node:v8";
  * Left to itself, V8 picks the factor from the heap's limit, and on a machine with more than about 8 GiB of memory
  * (a heap limit of 2 GiB or more) that is up to 4×: under publish load the server's old generation fills with
  * requests that outlived two scavenges while they waited for their commit, and was let grow from ~30 MiB alive to
- * ~100 MiB before a full collection. 1.5× keeps the same work collected sooner: bench P4's peak RSS (VmHWM) went from
- * 284–290 to 199–202 MiB in alternating runs with the same acknowledgements/s (docs/threading.md "Memory").
+ * ~100–120 MiB before a full collection. 2× collects the same garbage sooner. Measured with the compiled server, 3×5 s
+ * of P4's publishes (docs/threading.md "Memory"): peak RSS (VmHWM) 283 MiB with V8's choice, 215 with 100, 200 with
+ * 50; the main thread's full collections took 54, 131 and 253 ms of those ~15 s (its scavenges ~1 s in each), so 100
+ * halves 50's cost for 15 MiB.
  */
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 100;
 
 /**
  * The flag to set, or undefined when the operator chose the heap's growth or size themselves (on the command line or
