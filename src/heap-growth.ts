@@ -15,12 +15,12 @@ import { setFlagsFromString } from "node:v8";
 export const HEAP_GROWING_PERCENT = 100;
 
 /**
- * The flag to set, or undefined when the operator chose the heap's growth or size themselves (on the command line or
- * in NODE_OPTIONS): theirs wins.
+ * The flag to set, or undefined when the operator chose the growth on the command line (`node
+ * --heap-growing-percent=… bin/ferry.mjs serve`; Node refuses it in NODE_OPTIONS): theirs wins. A heap size of their
+ * own (`--max-old-space-size`) keeps this growth, which applies below any limit.
  */
-export function heapGrowthFlag(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
-  const given = [...execArgv, ...(nodeOptions ?? "").split(/\s+/)];
-  const chosen = given.some((arg) => /^--(heap[-_]growing[-_]percent|max[-_]old[-_]space[-_]size)(=|$)/.test(arg));
+export function heapGrowthFlag(execArgv: readonly string[]): string | undefined {
+  const chosen = execArgv.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg));
   return chosen ? undefined : `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
 }
 
@@ -30,6 +30,6 @@ export function heapGrowthFlag(execArgv: readonly string[], nodeOptions: string 
  * (src/main.ts) before the server starts.
  */
 export function limitHeapGrowth(): void {
-  const flag = heapGrowthFlag(process.execArgv, process.env.NODE_OPTIONS);
+  const flag = heapGrowthFlag(process.execArgv);
   if (flag) setFlagsFromString(flag);
 }
