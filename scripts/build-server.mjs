@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run build:server`: compiles src/ to dist/ with tsc (tsconfig.build.json) and copies the files the code reads
-// at run time (the SQL migrations, JSON files) next to the compiled modules, then stamps the build. bin/ferry.mjs runs it when
-// dist/ is missing or older than src/ (docs/operations.md).
+// at run time (the SQL migrations, JSON files) next to the compiled modules, replaces the BUNDLED modules with esbuild
+// bundles, then stamps the build. bin/ferry.mjs runs it when dist/ is missing or older than src/ (docs/operations.md).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -59,12 +59,17 @@ for (const file of files(src)) {
   mkdirSync(dirname(target), { recursive: true });
   cpSync(file, target);
 }
-await bundle(staging);
+try {
+  await bundle(staging);
+} catch (error) {
+  rmSync(staging, { recursive: true, force: true });
+  process.stderr.write(`ferry build: bundling failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
 // The stamp's mtime is the build's time: bin/ferry.mjs rebuilds when any file under src/ is newer.
 writeFileSync(join(staging, ".build-stamp"), `${new Date().toISOString()}\n`);
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);
-
 
 /** Replaces the compiled output of each BUNDLED module (and its source map) with a bundle of it. */
 async function bundle(outDir) {
