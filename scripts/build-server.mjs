@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run build:server`: compiles src/ to dist/ with tsc (tsconfig.build.json) and copies the files the code reads
-// at run time (the SQL migrations, JSON files) next to the compiled modules, then stamps the build. bin/ferry.mjs runs it when
-// dist/ is missing or older than src/ (docs/operations.md).
+// at run time (the SQL migrations, JSON files) next to the compiled modules, replaces the BUNDLED modules with esbuild
+// bundles, then stamps the build. bin/ferry.mjs runs it when dist/ is missing or older than src/ (docs/operations.md).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { distIsStale } from "./dist-freshness.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -14,6 +14,12 @@ const src = join(root, "src");
 const dist = join(root, "dist");
 /** Files that are not TypeScript but are read at run time, by extension. */
 const ASSETS = new Set([".sql", ".json"]);
+/**
+ * Modules whose compiled output is replaced by one bundle of the module with the packages it imports (esbuild):
+ * for a dependency that ships as hundreds of small ES modules, each of which the server would otherwise keep in
+ * memory as its own module record (src/http/schemas/typebox.ts says what it saves). Source paths under src/.
+ */
+const BUNDLED = ["http/schemas/typebox.ts"];
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -53,8 +59,38 @@ for (const file of files(src)) {
   mkdirSync(dirname(target), { recursive: true });
   cpSync(file, target);
 }
+try {
+  await bundle(staging);
+} catch (error) {
+  rmSync(staging, { recursive: true, force: true });
+  process.stderr.write(`ferry build: bundling failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
 // The stamp's mtime is the build's time: bin/ferry.mjs rebuilds when any file under src/ is newer.
 writeFileSync(join(staging, ".build-stamp"), `${new Date().toISOString()}\n`);
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);
 
+/** Replaces the compiled output of each BUNDLED module (and its source map) with a bundle of it. */
+async function bundle(outDir) {
+  let esbuild;
+  try {
+    esbuild = await import(pathToFileURL(createRequire(import.meta.url).resolve("esbuild")).href);
+  } catch {
+    // Without esbuild (a development dependency, as typescript) the modules stay as tsc wrote them: correct, larger.
+    process.stderr.write("ferry build: esbuild is not installed; modules left unbundled\n");
+    return;
+  }
+  for (const file of BUNDLED) {
+    await esbuild.build({
+      entryPoints: [join(src, file)],
+      outfile: join(outDir, file.replace(/\.ts$/, ".js")),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      sourcemap: true,
+      logLevel: "warning",
+    });
+  }
+}

@@ -20,5 +20,7 @@ export function distIsStale(root) {
   // An installed package may ship dist/ without src/: nothing to compare with.
   if (!existsSync(src)) return false;
   const built = statSync(stamp).mtimeMs;
-  return newest(src) > built || statSync(join(root, "tsconfig.build.json")).mtimeMs > built;
+  // The build script counts as configuration: it decides what dist/ holds (e.g. its bundled modules).
+  const config = ["tsconfig.build.json", "scripts/build-server.mjs"].map((file) => join(root, file)).filter(existsSync);
+  return newest(src) > built || config.some((file) => statSync(file).mtimeMs > built);
 }

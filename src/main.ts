@@ -4,6 +4,7 @@ import { informational, usage } from "./cli/help.js";
 import { startBanner } from "./cli/start-banner.js";
 import { devBanner, devEnvironment, parseDevArgs } from "./cli/dev.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { limitHeapGrowth } from "./heap-growth.js";
 import { createLogger } from "./logger.js";
 import { startFerry, version } from "./server.js";
 
@@ -30,6 +31,8 @@ function configOrExit<T>(read: () => T): T {
  * credentials (the dev server's are fixed and printed every time).
  */
 async function serve(config: Config, banner?: (port: number) => string): Promise<void> {
+  // Memory under load: full collections sooner than V8's default on a large machine (src/heap-growth.ts).
+  limitHeapGrowth();
   // FERRY_LOG_FILE: JSON lines appended to a file, reopened on SIGHUP so logrotate can move it (docs/operations.md).
   const file = config.logFile ? pino.destination({ dest: config.logFile, append: true, mkdir: true, sync: false }) : undefined;
   const log = createLogger(config.logLevel, file);

@@ -13,7 +13,8 @@
  * conventions"); a number that may be fractional is `Type.Number`, never `Type.Integer` (the serializer truncates);
  * no `$id`s (every schema is inlined where it is used).
  */
-import { type Static, type TSchema, Type } from "typebox";
+// Through ./typebox.ts, which the build bundles into one module (memory; docs/architecture.md "Wire shapes").
+import { type Static, type TSchema, Type } from "./typebox.js";
 
 export { type Static, type TSchema, Type };
 
