@@ -73,6 +73,18 @@ const until = async (condition: () => boolean) => {
   expect(condition()).toBe(true);
 };
 
+/**
+ * A write path whose fsyncs of the database file complete by hand, written to until a cycle's first copy waits for
+ * one (the first cycle starts after 50 commits, before the rate is known).
+ */
+async function atFirstCopy() {
+  const dbFsyncs: ((error: NodeJS.ErrnoException | null) => void)[] = [];
+  const w = openWritePath({ frames: 20, dbFsync: (_fd, callback) => dbFsyncs.push(callback) });
+  for (let i = 0; i < 60 && dbFsyncs.length === 0; i++) await w.write();
+  await until(() => dbFsyncs.length === 1);
+  return { w, dbFsyncs };
+}
+
 describe("WAL checkpoints off the event loop", () => {
   it("never checkpoints inside a COMMIT of the main connection", () => {
     const w = openWritePath({ frames: 100 });
@@ -81,11 +93,7 @@ describe("WAL checkpoints off the event loop", () => {
   });
 
   it("keeps every frame until the copy is fsynced, holds commits only for the second pass, then restarts the WAL", async () => {
-    const dbFsyncs: ((error: NodeJS.ErrnoException | null) => void)[] = [];
-    const w = openWritePath({ frames: 20, dbFsync: (_fd, callback) => dbFsyncs.push(callback) });
-    // Enough commits to start a cycle (the first one starts after 50 commits, before the rate is known).
-    for (let i = 0; i < 60 && dbFsyncs.length === 0; i++) await w.write();
-    await until(() => dbFsyncs.length === 1);
+    const { w, dbFsyncs } = await atFirstCopy();
     const salt = walSalt(w.path);
 
     // First pass: its copy awaits the database fsync, and commits go on meanwhile without restarting the WAL.
@@ -133,10 +141,7 @@ describe("WAL checkpoints off the event loop", () => {
   });
 
   it("after a failed fsync of the database file, never lets the WAL restart, and the frames recover the data", async () => {
-    const dbFsyncs: ((error: NodeJS.ErrnoException | null) => void)[] = [];
-    const w = openWritePath({ frames: 20, dbFsync: (_fd, callback) => dbFsyncs.push(callback) });
-    for (let i = 0; i < 60 && dbFsyncs.length === 0; i++) await w.write();
-    await until(() => dbFsyncs.length === 1);
+    const { w, dbFsyncs } = await atFirstCopy();
     const salt = walSalt(w.path);
     dbFsyncs.shift()!(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
     await until(() => w.errors.length === 1);
@@ -154,10 +159,7 @@ describe("WAL checkpoints off the event loop", () => {
   });
 
   it("closes only once a running cycle has ended", async () => {
-    const dbFsyncs: ((error: NodeJS.ErrnoException | null) => void)[] = [];
-    const w = openWritePath({ frames: 20, dbFsync: (_fd, callback) => dbFsyncs.push(callback) });
-    for (let i = 0; i < 60 && dbFsyncs.length === 0; i++) await w.write();
-    await until(() => dbFsyncs.length === 1);
+    const { w, dbFsyncs } = await atFirstCopy();
     let closed = false;
     const closing = w.checkpointer.close().then(() => (closed = true));
     for (let i = 0; i < 10; i++) await tick();
