@@ -35,6 +35,12 @@ export interface PgStoreOptions {
    * 50 ms, when this node's publish runs come rarely (write-batcher.ts, MergeableOp.lazy). (Default: LAZY_WAIT_MS, 10 ms)
    */
   lazyWaitMs?: number;
+  /**
+   * The most a busy node's next publish run waits to gather more publishes into its transaction, and never longer
+   * than one of its mean run durations (write-batcher.ts, gatherUntil; docs/postgres.md "Gathering publish runs").
+   * 0: never. (Default: GATHER_MS, 5 ms)
+   */
+  gatherMs?: number;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
   startWaitMs?: number;
   log?: Logger;
@@ -43,7 +49,7 @@ export interface PgStoreOptions {
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs" | "gatherMs">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */
@@ -109,6 +115,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),
     o.lazyWaitMs,
+    o.gatherMs,
   );
 
   const wakesOthers = (dueAt: number, now: number) => dueAt <= now + options.notifyHorizonMs;
