@@ -172,4 +172,30 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     expect(rows).toHaveLength(3);
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
   });
+
+  it("a batch without log entries leaves the logs table alone (plain messages' rows derive theirs)", async () => {
+    const opened = await openPostgresTestStores();
+    dispose = opened.dispose;
+    const { store, sql } = opened;
+    await store.accountInsert({ account });
+    // Another session holds `logs` exclusively: a statement that so much as opens it waits.
+    const blocker = new pg.Client({ connectionString: opened.url });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE logs IN ACCESS EXCLUSIVE MODE");
+      const [leased] = await publish(store, message(), true);
+      expect(leased!.message!.state).toBe("ACTIVE");
+      expect(await delivered(store, leased!.message!)).toBe(true);
+      const [row] = await sql<{ state: string; n: number }>(
+        "SELECT state, (SELECT count(*)::int FROM usage) AS n FROM messages WHERE id = $1",
+        [leased!.message!.id],
+      );
+      expect(row!.state).toBe("DELIVERED");
+      expect(row!.n).toBeGreaterThan(0); // the usage counters were written
+    } finally {
+      await blocker.query("ROLLBACK").catch(() => {});
+      await blocker.end();
+    }
+  }, 20_000);
 });
