@@ -8,6 +8,10 @@
  * database's transactions and statements per message. The node's stderr is in its data directory (ferry.log).
  *
  *   node --import tsx bench/pg-ab.ts --rounds=3 base=/tmp/ferry-base new=. new-env:FERRY_X=1
+ *   node --import tsx bench/pg-ab.ts one=. three=. three-nodes:3    # pg1 against pg3's layout, rounds alternating
+ *
+ * With `<label>-nodes:N` a variant runs N nodes on its database (publishers round-robin over them): CPU per message
+ * counts every node; write syscalls and the node's context switches are its first node's.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,7 +44,10 @@ interface Variant {
   label: string;
   root: string;
   env: Record<string, string>;
+  /** Ferry nodes on the variant's database (`<label>-nodes:N`), publishers spread over them round-robin as pg3's. */
+  nodes: number;
   node?: FerryProcess;
+  others: FerryProcess[];
   url?: string;
   runs: { r: DeliveryRunResult; ferry: number; db: number; cores: number; fw: number; fs: number; ds: number }[];
 }
@@ -56,8 +63,13 @@ for (const a of args.filter((x) => !x.startsWith("--"))) {
     variants.find((v) => v.label === envMatch[1])!.env[envMatch[2]!] = envMatch[3]!;
     continue;
   }
+  const nodesMatch = /^([\w-]+)-nodes:(\d+)$/.exec(a);
+  if (nodesMatch) {
+    variants.find((v) => v.label === nodesMatch[1])!.nodes = Number(nodesMatch[2]);
+    continue;
+  }
   const [label, root] = a.split("=");
-  variants.push({ label: label!, root: resolve(root!), env: {}, runs: [] });
+  variants.push({ label: label!, root: resolve(root!), env: {}, nodes: 1, others: [], runs: [] });
 }
 
 const workDir = mkdtempSync(join(tmpdir(), "ferry-pgab-"));
@@ -76,19 +88,23 @@ try {
     v.url = u.toString();
     setFerryRoot(v.root);
     v.node = await startFerry({ workDir, name: v.label, env: { DATABASE_URL: v.url, ...v.env } });
+    for (let i = 1; i < v.nodes; i++) {
+      v.others.push(await startFerry({ workDir, name: `${v.label}-${i + 1}`, env: { DATABASE_URL: v.url, ...v.env } }));
+    }
   }
   await admin.end();
   const body = makeBody(1024);
   const once = async (v: Variant, n: number) => {
     const destination = receiver.url(`/${v.label}`);
     const db = new CpuMeter(dbPids);
-    const all = new CpuMeter(() => [v.node!.child.pid, ...dbPids(), receiver.pid]);
+    const nodePids = [v.node!.child.pid, ...v.others.map((o) => o.child.pid)];
+    const all = new CpuMeter(() => [...nodePids, ...dbPids(), receiver.pid]);
     const f0 = procCounts(v.node!.child.pid);
     const d0 = new Map(dbPids().map((p) => [p, procCounts(p).switches]));
     const r = await deliveryRun({
-      origin: v.node!.origin,
+      origin: v.others.length === 0 ? v.node!.origin : [v.node!.origin, ...v.others.map((o) => o.origin)],
       receiver,
-      serverPids: [v.node!.child.pid, ...dbPids()],
+      serverPids: [...nodePids, ...dbPids()],
       concurrency: 32,
       total: n,
       maxMs: 60_000,
@@ -140,7 +156,10 @@ try {
     if (showStatements) console.log(statementTable(w, delivered, 12));
   }
 } finally {
-  for (const v of variants) await v.node?.stop();
+  for (const v of variants) {
+    await v.node?.stop();
+    for (const o of v.others) await o.stop();
+  }
   await receiver.close();
   await server.stop();
 }

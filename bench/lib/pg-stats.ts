@@ -13,6 +13,9 @@ export interface PgWork {
   statements: number;
   /** Calls per statement text (normalised by pg_stat_statements), for "where the round trips go". */
   byStatement: Map<string, number>;
+  /** Execution time per statement text in ms (pg_stat_statements.total_exec_time: planning, protocol and COMMIT's
+   * WAL flush are not in it). */
+  execMs: Map<string, number>;
   /** plpgsql functions and triggers of the measured database (track_functions = pl): calls, own time in ms. */
   functions: Map<string, { calls: number; selfMs: number }>;
 }
@@ -64,13 +67,14 @@ export class PgWorkMeter {
       )
     ).rows;
     const rows = (
-      await this.client.query<{ query: string; calls: string }>(
-        `SELECT query, sum(calls) AS calls FROM pg_stat_statements
+      await this.client.query<{ query: string; calls: string; exec_ms: number }>(
+        `SELECT query, sum(calls) AS calls, sum(total_exec_time) AS exec_ms FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) GROUP BY query`,
         [this.database],
       )
     ).rows;
     const byStatement = new Map(rows.map((r) => [r.query, Number(r.calls)]));
+    const execMs = new Map(rows.map((r) => [r.query, Number(r.exec_ms)]));
     const fns = (
       await this.measured.query<{ name: string; calls: string; self_ms: number }>(
         "SELECT funcname AS name, calls, self_time AS self_ms FROM pg_stat_user_functions",
@@ -82,6 +86,7 @@ export class PgWorkMeter {
       rollbacks: Number(db?.rollbacks ?? 0),
       statements: rows.reduce((sum, r) => sum + Number(r.calls), 0),
       byStatement,
+      execMs,
     };
   }
 
@@ -94,9 +99,11 @@ export class PgWorkMeter {
 /** The work between two readings. */
 export function workBetween(before: PgWork, after: PgWork): PgWork {
   const byStatement = new Map<string, number>();
+  const execMs = new Map<string, number>();
   for (const [q, calls] of after.byStatement) {
     const d = calls - (before.byStatement.get(q) ?? 0);
     if (d > 0) byStatement.set(q, d);
+    if (d > 0) execMs.set(q, (after.execMs.get(q) ?? 0) - (before.execMs.get(q) ?? 0));
   }
   const functions = new Map<string, { calls: number; selfMs: number }>();
   for (const [name, f] of after.functions) {
@@ -109,6 +116,7 @@ export function workBetween(before: PgWork, after: PgWork): PgWork {
     rollbacks: after.rollbacks - before.rollbacks,
     statements: after.statements - before.statements,
     byStatement,
+    execMs,
   };
 }
 
@@ -126,9 +134,12 @@ export function statementTable(w: PgWork, messages: number, top = 15): string {
   return [
     `${messages} messages: ${workPerMessage(w, messages)}. The statements sent most (pg_stat_statements, normalised):`,
     "",
-    "| per message | statement |",
-    "|---:|---|",
-    ...rows.map(([q, calls]) => `| ${(calls / Math.max(1, messages)).toFixed(3)} | \`${cell(q)}\` |`),
+    "| per message | execution µs per message | statement |",
+    "|---:|---:|---|",
+    ...rows.map(
+      ([q, calls]) =>
+        `| ${(calls / Math.max(1, messages)).toFixed(3)} | ${(((w.execMs.get(q) ?? 0) * 1000) / Math.max(1, messages)).toFixed(1)} | \`${cell(q)}\` |`,
+    ),
     "",
     "plpgsql functions and triggers (pg_stat_user_functions, their own time):",
     "",

@@ -169,6 +169,17 @@ export const CONFIG_OPTIONS = [
       "[postgres.md](postgres.md).",
   }),
   option({
+    key: "pgGatherMs",
+    variable: "FERRY_PG_GATHER_MS",
+    default: "5",
+    parse: int(0, 100),
+    doc:
+      "PostgreSQL only: the most a busy node's next publish transaction waits to gather more publishes, and " +
+      "never longer than its recent transactions took (a node whose transactions hold one publish never " +
+      "waits). Fewer, larger commits: the database's work per message, which grows with the nodes, against " +
+      "up to that much latency under load. `0`: never wait. See [postgres.md](postgres.md).",
+  }),
+  option({
     key: "storeThread",
     variable: "FERRY_STORE_THREAD",
     default: "off",

@@ -7,7 +7,7 @@ import type { Store } from "./store.js";
 /** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
 export async function openStore(
   config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs"> &
-    Partial<Pick<Config, "databaseWaitMs">>,
+    Partial<Pick<Config, "databaseWaitMs" | "pgGatherMs">>,
   options: { log?: Logger } = {},
 ): Promise<Store> {
   const url = config.databaseUrl;
@@ -21,6 +21,7 @@ export async function openStore(
       // A message due before the other nodes' next poll is worth a NOTIFY; later ones their poll finds.
       notifyHorizonMs: config.pollIntervalMs,
       ...(config.databaseWaitMs !== undefined ? { startWaitMs: config.databaseWaitMs } : {}),
+      ...(config.pgGatherMs !== undefined ? { gatherMs: config.pgGatherMs } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
   }

@@ -100,6 +100,19 @@ describe.runIf(postgresAvailable())("several nodes on PostgreSQL: shares of the 
     expect(nodeB).toMatchObject({ bound: 4 });
   });
 
+  it("a publish run takes its node's free share without a subtransaction: one transaction id per run (migration 070)", async () => {
+    await insert(store, 1, "acc-paid", T0, "node-a"); // grants node A its share
+    expect((await shares("acc-paid")).map((s) => s.node)).toEqual(["node-a"]);
+    const xid = async () => Number((await sql<{ x: string }>("SELECT txid_current()::text AS x"))[0]!.x);
+    const before = await xid();
+    const run = await insert(store, 2, "acc-paid", T0 + 1, "node-a");
+    expect(run.map((r) => r.message?.state)).toEqual(["ACTIVE", "ACTIVE"]);
+    // This read, the publish run and the next read: an id each. Locking the share inside a subtransaction (the
+    // bounded wait's BEGIN … EXCEPTION block) took one more.
+    expect((await xid()) - before).toBe(2);
+    expect((await shares("acc-paid"))[0]).toMatchObject({ node: "node-a", bound: 3 });
+  });
+
   it("usage counters of two nodes' transactions in flight at once do not wait for each other, and sum exactly", async () => {
     const minute = T0 - (T0 % 60_000);
     // Another node's transaction added its publishes' usage and has not committed yet.

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { logEntry } from "../../src/domain/log.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
@@ -131,4 +132,70 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     const [after] = await sql<{ state: string }>("SELECT state FROM messages WHERE id = $1", [b!.message!.id]);
     expect(after!.state).toBe("DELIVERED");
   });
+
+  it("a busy node's next publish run waits to gather as many publishes as it last had (gatherMs)", async () => {
+    const opened = await openPostgresTestStores({ postgres: { gatherMs: 10_000 } });
+    dispose = opened.dispose;
+    const { store, sql } = opened;
+    await store.accountInsert({ account });
+    // A run of three publishes that takes about a second: another connection holds the usage table, which its
+    // flush writes. The node now counts as busy (its run held more than one publish), its runs as long.
+    const blocker = new pg.Client({ connectionString: opened.url });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE usage IN SHARE ROW EXCLUSIVE MODE");
+      const first = Promise.all([publish(store, message()), publish(store, message()), publish(store, message())]);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await blocker.query("COMMIT");
+      await first;
+    } finally {
+      await blocker.end();
+    }
+
+    // Three publishes, each in its own event-loop turn: without gathering the first would commit at once, alone.
+    const [a, b, c] = [message(), message(), message()];
+    let aDone = false;
+    const pa = publish(store, a).then(() => {
+      aDone = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const pb = publish(store, b);
+    await new Promise((resolve) => setImmediate(resolve));
+    await sql("SELECT 1"); // a round trip: time enough for a run of its own to commit
+    expect(aDone).toBe(false);
+    const pc = publish(store, c);
+    await Promise.all([pa, pb, pc]);
+    const rows = await sql<{ xmin: string }>("SELECT xmin::text AS xmin FROM messages WHERE id = ANY($1::text[])", [
+      [a.id, b.id, c.id],
+    ]);
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
+  });
+
+  it("a batch without log entries leaves the logs table alone (plain messages' rows derive theirs)", async () => {
+    const opened = await openPostgresTestStores();
+    dispose = opened.dispose;
+    const { store, sql } = opened;
+    await store.accountInsert({ account });
+    // Another session holds `logs` exclusively: a statement that so much as opens it waits.
+    const blocker = new pg.Client({ connectionString: opened.url });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE logs IN ACCESS EXCLUSIVE MODE");
+      const [leased] = await publish(store, message(), true);
+      expect(leased!.message!.state).toBe("ACTIVE");
+      expect(await delivered(store, leased!.message!)).toBe(true);
+      const [row] = await sql<{ state: string; n: number }>(
+        "SELECT state, (SELECT count(*)::int FROM usage) AS n FROM messages WHERE id = $1",
+        [leased!.message!.id],
+      );
+      expect(row!.state).toBe("DELIVERED");
+      expect(row!.n).toBeGreaterThan(0); // the usage counters were written
+    } finally {
+      await blocker.query("ROLLBACK").catch(() => {});
+      await blocker.end();
+    }
+  }, 20_000);
 });

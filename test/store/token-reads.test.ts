@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { coalescedReads } from "../../src/store/postgres/coalesced-reads.js";
 import type { Account, Store } from "../../src/store/store.js";
 import { adapters } from "./adapters.js";
 
@@ -58,3 +59,55 @@ for (const adapter of adapters) {
     });
   });
 }
+
+// One statement in flight at a time (coalesced-reads.ts): keys asked for while it is, in later turns, go out
+// together as the next one. The reader here is the function's own input (what the adapter passes is a SELECT).
+describe("coalesced reads: one statement in flight", () => {
+  it("reads asked for in later turns while one is in flight go out together as the next statement", async () => {
+    const calls: string[][] = [];
+    let answer: () => void = () => {};
+    const read = coalescedReads(
+      async (keys: string[]) => {
+        calls.push(keys);
+        await new Promise<void>((resolve) => (answer = resolve));
+        return keys.map((key) => ({ key }));
+      },
+      (row) => [row.key],
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = read("a");
+    await turn();
+    expect(calls).toEqual([["a"]]);
+    const later = [read("b")];
+    await turn();
+    later.push(read("c"), read("b"));
+    await turn();
+    expect(calls).toEqual([["a"]]); // still in flight: nothing else went out
+    answer();
+    expect((await first)?.key).toBe("a");
+    await turn();
+    expect(calls).toEqual([["a"], ["b", "c"]]);
+    answer();
+    expect((await Promise.all(later)).map((r) => r?.key)).toEqual(["b", "c", "b"]);
+    // Idle again: the next read goes out at once, on its own.
+    const next = read("d");
+    await turn();
+    expect(calls).toEqual([["a"], ["b", "c"], ["d"]]);
+    answer();
+    expect((await next)?.key).toBe("d");
+  });
+
+  it("a failed statement fails its reads only; the next ones go out", async () => {
+    let fail = true;
+    const read = coalescedReads(
+      async (keys: string[]) => {
+        if (fail) throw new Error("gone");
+        return keys.map((key) => ({ key }));
+      },
+      (row) => [row.key],
+    );
+    await expect(read("a")).rejects.toThrow("gone");
+    fail = false;
+    expect((await read("b"))?.key).toBe("b");
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * Reads by key asked for in the same event-loop turn go out as ONE statement for all their keys: under load every
  * publish authenticates its token, and 30 publishes arriving together then cost one round trip instead of 30
- * (docs/postgres.md, "How the adapter is built"). Each read still happens after its request arrived, so it sees every
- * write committed before: nothing is cached.
+ * (docs/postgres.md, "How the adapter is built"). One such statement is in flight at a time: keys asked for while it
+ * is go out together as the next one when it is answered, so a busy node's reads grow with its load instead of
+ * following its event-loop turns (with three nodes each turn holds a third of the publishes). Each read still
+ * happens after its request arrived, so it sees every write committed before: nothing is cached.
  *
  * `readMany` answers the rows of the keys it found; `keysOf` says which asked-for keys a row answers (a row may
  * answer more than one, e.g. an account's token and its read-only token). A failed statement fails every read of
@@ -14,6 +16,8 @@ export function coalescedReads<Row>(
 ): (key: string) => Promise<Row | undefined> {
   let waiting = new Map<string, ((row: Row | undefined) => void)[]>();
   let failers: ((error: unknown) => void)[] = [];
+  /** A statement is in flight, or scheduled: keys asked for now wait for the next one. */
+  let busy = false;
 
   const flush = async () => {
     const turn = waiting;
@@ -26,6 +30,10 @@ export function coalescedReads<Row>(
     } catch (error) {
       for (const reject of fail) reject(error);
       return;
+    } finally {
+      // The keys asked for meanwhile (and in this turn) go out together as the next statement.
+      if (waiting.size > 0) setImmediate(() => void flush());
+      else busy = false;
     }
     const found = new Map<string, Row>();
     for (const row of rows) for (const key of keysOf(row)) if (key) found.set(key, row);
@@ -34,7 +42,10 @@ export function coalescedReads<Row>(
 
   return (key) =>
     new Promise<Row | undefined>((resolve, reject) => {
-      if (waiting.size === 0) setImmediate(() => void flush());
+      if (!busy) {
+        busy = true;
+        setImmediate(() => void flush());
+      }
       const resolvers = waiting.get(key);
       if (resolvers) resolvers.push(resolve);
       else waiting.set(key, [resolve]);

@@ -35,6 +35,12 @@ export interface PgStoreOptions {
    * 50 ms, when this node's publish runs come rarely (write-batcher.ts, MergeableOp.lazy). (Default: LAZY_WAIT_MS, 10 ms)
    */
   lazyWaitMs?: number;
+  /**
+   * The most a busy node's next publish run waits to gather more publishes into its transaction, and never longer
+   * than one of its mean run durations (write-batcher.ts, gatherUntil; docs/postgres.md "Gathering publish runs").
+   * 0: never. (Default: GATHER_MS, 5 ms)
+   */
+  gatherMs?: number;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
   startWaitMs?: number;
   log?: Logger;
@@ -43,7 +49,7 @@ export interface PgStoreOptions {
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs" | "gatherMs">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */
@@ -80,6 +86,21 @@ const flushSql = {
     SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
 };
 
+/**
+ * The same without the log entries, for a batch that has none (plain messages: their rows derive CREATED, ACTIVE and
+ * DELIVERED, docs/states.md "The message row"). An INSERT of no rows still opens `logs` and its indexes and locks
+ * them, on every publish run.
+ */
+const flushNoLogsSql = {
+  name: "ferry_flush_batch_no_logs",
+  text: `WITH usage_written AS (
+      INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
+      SELECT u.*, pg_backend_pid() FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[]) AS u
+      ON CONFLICT (account_id, minute, metric, writer)
+      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
+    SELECT CASE WHEN $6::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
+};
+
 export function openPgContext(o: PgStoreOptions): PgContext {
   const options = {
     connectionString: o.connectionString,
@@ -96,19 +117,21 @@ export function openPgContext(o: PgStoreOptions): PgContext {
     pool,
     async (pipe, { logs, usage, notifyDue }) => {
       // Sent, not flushed: it leaves with the COMMIT the batcher sends right after (write-batcher.ts).
-      await pipe.send(flushSql, [
-        ...columnsOf(logs.map(logValues), LOG_COLUMNS.length),
+      const rest = [
         usage.map((r) => r.accountId),
         usage.map((r) => r.minute),
         usage.map((r) => r.metric),
         usage.map((r) => r.count),
         usage.map((r) => r.bytes),
         notifyDue,
-      ]);
+      ];
+      if (logs.length === 0) await pipe.send(flushNoLogsSql, rest);
+      else await pipe.send(flushSql, [...columnsOf(logs.map(logValues), LOG_COLUMNS.length), ...rest]);
     },
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),
     o.lazyWaitMs,
+    o.gatherMs,
   );
 
   const wakesOthers = (dueAt: number, now: number) => dueAt <= now + options.notifyHorizonMs;

@@ -527,16 +527,6 @@ END
 $function$;
 
 -- function ferry_flow_fast_path
-CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer)
- RETURNS TABLE(plan text, waiting boolean, active bigint)
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  RETURN;
-END
-$function$;
-
--- function ferry_flow_fast_path
 CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer, p_node text, p_now bigint, p_plans text[], p_caps bigint[], p_default_cap bigint)
  RETURNS TABLE(plan text, waiting boolean, active bigint, shared boolean)
  LANGUAGE plpgsql
@@ -566,16 +556,23 @@ BEGIN
   v_chunk := LEAST(1024, v_cap / 32);
 
   -- 1. This node's share: its row is taken by this node's transactions only (its publish runs, one at a time, and
-  -- its claims), waited for as the account's row below, and for the same reason.
-  BEGIN
-    PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
-    SELECT s.size, s.bound INTO v_size, v_bound FROM flow_shares s
-      WHERE s.account_id = p_account AND s.node = p_node FOR UPDATE;
-    v_has_share := FOUND;
-    PERFORM set_config('lock_timeout', v_lock_timeout, true);
-  EXCEPTION WHEN lock_not_available THEN
-    RETURN; -- this node's claim holds it: the claim takes the messages
-  END;
+  -- its claims). Mostly nobody holds it: taken at once, without the subtransaction and the lock_timeout settings
+  -- that the bounded wait costs (migration 070). Otherwise (held by this node's claim, or no share yet) waited for
+  -- as the account's row below, and for the same reason.
+  SELECT s.size, s.bound INTO v_size, v_bound FROM flow_shares s
+    WHERE s.account_id = p_account AND s.node = p_node FOR UPDATE SKIP LOCKED;
+  v_has_share := FOUND;
+  IF NOT v_has_share THEN
+    BEGIN
+      PERFORM set_config('lock_timeout', coalesce(nullif(current_setting('ferry.fast_path_lock_wait', true), ''), '50ms'), true);
+      SELECT s.size, s.bound INTO v_size, v_bound FROM flow_shares s
+        WHERE s.account_id = p_account AND s.node = p_node FOR UPDATE;
+      v_has_share := FOUND;
+      PERFORM set_config('lock_timeout', v_lock_timeout, true);
+    EXCEPTION WHEN lock_not_available THEN
+      RETURN; -- this node's claim holds it: the claim takes the messages
+    END;
+  END IF;
   IF v_has_share THEN
     -- Nothing waits for the bound (a plain read: messages that a claim parks at this moment are passed by at most
     -- this share's starts, which that claim counted as in flight already).
@@ -664,6 +661,16 @@ BEGIN
     DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
   END IF;
   RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE;
+END
+$function$;
+
+-- function ferry_flow_fast_path
+CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer)
+ RETURNS TABLE(plan text, waiting boolean, active bigint)
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  RETURN;
 END
 $function$;
 

@@ -57,6 +57,8 @@ export type BatchSink = (
 export const LAZY_WAIT_MS = 10;
 /** The most it waits, however rare the publish runs (unless `lazyWaitMs` asks for longer). */
 const MAX_LAZY_WAIT_MS = 50;
+/** The most a busy node's next publish run waits to gather publishes, by default (PgWriteBatcher.gatherUntil). */
+export const GATHER_MS = 5;
 /** Weight of a new interval in the moving average of the intervals between one-at-a-time runs. */
 const INTERVAL_WEIGHT = 0.2;
 /** Lazy operations this many start their own transaction at once. */
@@ -105,12 +107,22 @@ export class PgWriteBatcher {
   /** When the last one-at-a-time run started, and the moving average of the intervals between them (ms). */
   private lastRunAt: number | undefined;
   private runInterval = 0;
+  /**
+   * Gathering (`gatherMs`): the last one-at-a-time run's operations, when it ended, how many of its kind were queued
+   * then, and the moving average of such runs' durations (ms).
+   */
+  private lastRunOps = 0;
+  private lastRunEnd = 0;
+  private queuedAtEnd = 0;
+  private runDuration = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly sink: BatchSink,
     private readonly maxBatches: number,
     private readonly lazyWaitMs = LAZY_WAIT_MS,
+    /** The most a busy node's next publish run waits to gather its publishes (0: never). See gatherUntil. */
+    private readonly gatherMs = GATHER_MS,
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
@@ -154,10 +166,12 @@ export class PgWriteBatcher {
         return;
       }
       for (const kind of kinds) this.runningKinds.add(kind);
-      if (kinds.size > 0) this.noteRun(performance.now());
+      const startedAt = performance.now();
+      if (kinds.size > 0) this.noteRun(startedAt);
       this.active++;
       void this.commit(batch).finally(() => {
         for (const kind of kinds) this.runningKinds.delete(kind);
+        if (kinds.size > 0) this.noteRunEnd(batch, startedAt);
         this.active--;
         if (this.queue.length > 0) this.pump();
         else if (this.active === 0) {
@@ -166,6 +180,14 @@ export class PgWriteBatcher {
         }
       });
     }
+  }
+
+  private noteRunEnd(batch: Pending[], startedAt: number): void {
+    const now = performance.now();
+    this.lastRunOps = batch.reduce((n, p) => n + (p.merge?.oneAtATime ? 1 : 0), 0);
+    this.queuedAtEnd = this.queue.reduce((n, p) => n + (p.merge?.oneAtATime ? 1 : 0), 0);
+    this.lastRunEnd = now;
+    this.runDuration += INTERVAL_WEIGHT * (now - startedAt - this.runDuration);
   }
 
   private noteRun(now: number): void {
@@ -208,9 +230,13 @@ export class PgWriteBatcher {
     let heldBack = false;
     let eager = false;
     let lazyFrom = Number.POSITIVE_INFINITY;
+    const gatherUntil = this.gatherUntil(now);
     for (const p of this.queue) {
       const kind = p.merge?.oneAtATime ? p.merge.kind : undefined;
-      if (batch.length >= MAX_OPS_PER_COMMIT || (kind !== undefined && this.runningKinds.has(kind))) {
+      if (
+        batch.length >= MAX_OPS_PER_COMMIT ||
+        (kind !== undefined && (this.runningKinds.has(kind) || gatherUntil !== undefined))
+      ) {
         heldBack ||= kind !== undefined;
         rest.push(p);
         continue;
@@ -223,12 +249,30 @@ export class PgWriteBatcher {
     // Lazy operations alone wait for other work to ride along with: the publishes queued behind the run in flight
     // (one transaction away), or whatever comes within their own wait.
     if (!eager && batch.length > 0 && !this.draining && batch.length < LAZY_ENOUGH) {
-      if (heldBack) return { batch: [], kinds: new Set() };
+      if (heldBack) return { batch: [], kinds: new Set(), ...(gatherUntil !== undefined ? { wakeAt: gatherUntil } : {}) };
       const deadline = lazyFrom + this.lazyWait();
       if (now < deadline) return { batch: [], kinds: new Set(), wakeAt: deadline };
     }
     this.queue = rest;
-    return { batch, kinds };
+    return batch.length === 0 && gatherUntil !== undefined ? { batch, kinds, wakeAt: gatherUntil } : { batch, kinds };
+  }
+
+  /**
+   * Gathering (docs/postgres.md "Gathering publish runs"): when the node is busy (its last publish run held more than
+   * one publish), its next run waits until as many publishes are queued as it last had outstanding (the last run's
+   * and those queued at its end), but no longer than one mean run duration, at most `gatherMs`, after the last run
+   * ended. So a busy node commits about half as often, each commit holding about twice the publishes: with three
+   * nodes sharing the load each node's runs are a third as full, and the database's transactions per message would
+   * otherwise grow with the nodes. An idle node never waits (the wait counts from the last run's end), nor one whose
+   * runs hold a single publish (the latency of a light load). Returns when the held run may go, or undefined: now.
+   */
+  private gatherUntil(now: number): number | undefined {
+    if (this.gatherMs <= 0 || this.draining || this.lastRunOps <= 1) return undefined;
+    const until = this.lastRunEnd + Math.min(this.gatherMs, this.runDuration);
+    if (now >= until) return undefined;
+    let queued = 0;
+    for (const p of this.queue) if (p.merge?.oneAtATime) queued++;
+    return queued === 0 || queued >= this.lastRunOps + this.queuedAtEnd ? undefined : until;
   }
 
   private async commit(batch: Pending[]): Promise<void> {
