@@ -527,6 +527,16 @@ END
 $function$;
 
 -- function ferry_flow_fast_path
+CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer)
+ RETURNS TABLE(plan text, waiting boolean, active bigint)
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  RETURN;
+END
+$function$;
+
+-- function ferry_flow_fast_path
 CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer, p_node text, p_now bigint, p_plans text[], p_caps bigint[], p_default_cap bigint)
  RETURNS TABLE(plan text, waiting boolean, active bigint, shared boolean)
  LANGUAGE plpgsql
@@ -661,16 +671,6 @@ BEGIN
     DELETE FROM flow_shares s WHERE s.account_id = p_account AND s.node = p_node;
   END IF;
   RETURN QUERY SELECT v_plan, FALSE, v_total + v_others, FALSE;
-END
-$function$;
-
--- function ferry_flow_fast_path
-CREATE OR REPLACE FUNCTION public.ferry_flow_fast_path(p_account text, p_count integer)
- RETURNS TABLE(plan text, waiting boolean, active bigint)
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  RETURN;
 END
 $function$;
 
