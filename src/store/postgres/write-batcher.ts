@@ -414,9 +414,12 @@ export class PgWriteBatcher {
             p.reject(classifyError(error));
             return "done";
           }
+          // A deadlock or serialization failure here involves the locks the batch's earlier operations still hold:
+          // running this one again inside the same transaction meets the same conflict (a deadlock, again, once the
+          // detector's second has passed). The whole batch rolls back and runs again after a pause (`commit`).
+          if (isRetryableConflict(error)) throw error;
           await pipe.query("ROLLBACK TO SAVEPOINT op");
           await pipe.query("RELEASE SAVEPOINT op");
-          if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) continue;
           results.push({ p, ok: false, value: classifyError(error), buffer });
           break;
         }
