@@ -13,6 +13,20 @@ import { aMessage, anAccount, NOW } from "./factories.js";
  * along with the next transaction instead of committing alone (write-batcher.ts, MergeableOp.lazy).
  */
 const account = anAccount("acc-cadence", { token: "t-cadence" });
+
+/** Runs `body` while another session holds `lock` (`<table> IN <mode>`) in an open transaction, then ends it. */
+async function whileLocked(url: string, lock: string, body: (blocker: pg.Client) => Promise<void>): Promise<void> {
+  const blocker = new pg.Client({ connectionString: url });
+  await blocker.connect();
+  try {
+    await blocker.query("BEGIN");
+    await blocker.query(`LOCK TABLE ${lock}`);
+    await body(blocker);
+  } finally {
+    await blocker.query("ROLLBACK").catch(() => {});
+    await blocker.end();
+  }
+}
 const message = (over: Partial<NewMessage> = {}): NewMessage =>
   aMessage(account.id, { body: Buffer.from("b"), ...over });
 
@@ -140,18 +154,12 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     await store.accountInsert({ account });
     // A run of three publishes that takes about a second: another connection holds the usage table, which its
     // flush writes. The node now counts as busy (its run held more than one publish), its runs as long.
-    const blocker = new pg.Client({ connectionString: opened.url });
-    await blocker.connect();
-    try {
-      await blocker.query("BEGIN");
-      await blocker.query("LOCK TABLE usage IN SHARE ROW EXCLUSIVE MODE");
+    await whileLocked(opened.url, "usage IN SHARE ROW EXCLUSIVE MODE", async (blocker) => {
       const first = Promise.all([publish(store, message()), publish(store, message()), publish(store, message())]);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await blocker.query("COMMIT");
       await first;
-    } finally {
-      await blocker.end();
-    }
+    });
 
     // Three publishes, each in its own event-loop turn: without gathering the first would commit at once, alone.
     const [a, b, c] = [message(), message(), message()];
@@ -179,11 +187,7 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
     const { store, sql } = opened;
     await store.accountInsert({ account });
     // Another session holds `logs` exclusively: a statement that so much as opens it waits.
-    const blocker = new pg.Client({ connectionString: opened.url });
-    await blocker.connect();
-    try {
-      await blocker.query("BEGIN");
-      await blocker.query("LOCK TABLE logs IN ACCESS EXCLUSIVE MODE");
+    await whileLocked(opened.url, "logs IN ACCESS EXCLUSIVE MODE", async () => {
       const [leased] = await publish(store, message(), true);
       expect(leased!.message!.state).toBe("ACTIVE");
       expect(await delivered(store, leased!.message!)).toBe(true);
@@ -193,9 +197,6 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
       );
       expect(row!.state).toBe("DELIVERED");
       expect(row!.n).toBeGreaterThan(0); // the usage counters were written
-    } finally {
-      await blocker.query("ROLLBACK").catch(() => {});
-      await blocker.end();
-    }
+    });
   }, 20_000);
 });
