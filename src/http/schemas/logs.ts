@@ -1,4 +1,5 @@
 import { Cursor, HeaderMap, type Static, Type, UnixMs } from "./common.js";
+import { LabelAndFlowFields } from "./messages.js";
 
 /**
  * The options' fields of a log entry, one per descriptor of src/domain/message-options.ts
@@ -15,12 +16,7 @@ export const OptionLogFieldsShape = Type.Object({
   callbackHeaders: Type.Optional(HeaderMap),
   failureCallback: Type.Optional(Type.String()),
   failureCallbackHeaders: Type.Optional(HeaderMap),
-  label: Type.Optional(Type.String({ description: "The first of `labels`" })),
-  labels: Type.Optional(Type.Array(Type.String())),
-  flowControlKey: Type.Optional(Type.String()),
-  parallelism: Type.Optional(Type.Number()),
-  rate: Type.Optional(Type.Number()),
-  period: Type.Optional(Type.Number({ description: "Flow-control rate period in seconds" })),
+  ...LabelAndFlowFields,
 });
 
 /**

@@ -1,5 +1,15 @@
 import { HeaderMap, type Static, Type, UnixMs } from "./common.js";
 
+/** The labels and flow-control options, named alike in records and log entries (src/domain/message-options.ts). */
+export const LabelAndFlowFields = {
+  label: Type.Optional(Type.String({ description: "The first of `labels`" })),
+  labels: Type.Optional(Type.Array(Type.String())),
+  flowControlKey: Type.Optional(Type.String()),
+  parallelism: Type.Optional(Type.Number()),
+  rate: Type.Optional(Type.Number()),
+  period: Type.Optional(Type.Number({ description: "Flow-control rate period in seconds" })),
+};
+
 /**
  * The options' fields of a message, DLQ or schedule record, one per descriptor of src/domain/message-options.ts
  * (`OptionRecordFields`, checked equal in src/http/views/message-view.ts): the schedule record renames `maxRetries` to `retries`.
@@ -14,12 +24,7 @@ export const OptionRecordFieldsShape = Type.Object({
   callbackHeader: Type.Optional(HeaderMap),
   failureCallback: Type.Optional(Type.String()),
   failureCallbackHeader: Type.Optional(HeaderMap),
-  label: Type.Optional(Type.String({ description: "The first of `labels`" })),
-  labels: Type.Optional(Type.Array(Type.String())),
-  flowControlKey: Type.Optional(Type.String()),
-  parallelism: Type.Optional(Type.Number()),
-  rate: Type.Optional(Type.Number()),
-  period: Type.Optional(Type.Number({ description: "Flow-control rate period in seconds" })),
+  ...LabelAndFlowFields,
 });
 
 /** A body: text when it is valid UTF-8, else base64 (docs/messaging.md "Messages and logs"). */
