@@ -1,5 +1,6 @@
 import { newMessageId } from "../../src/domain/ids.js";
-import type { FlowControl, NewMessage } from "../../src/domain/message.js";
+import { logEntry } from "../../src/domain/log.js";
+import type { FlowControl, Message, NewMessage } from "../../src/domain/message.js";
 import type { SearchIndex } from "../../src/domain/search.js";
 import type { Account, Store, UsageMetric } from "../../src/store/store.js";
 import type { OpenedStore } from "./adapters.js";
@@ -73,6 +74,17 @@ export function aKeyedMessage(accountId: string, at: number, flowControl?: FlowC
 /** Publishes the messages as one insert operation (no dedup), at `now` (default: the first message's creation). */
 export const publish = (store: Store, messages: NewMessage[], now = messages[0]?.createdAt ?? NOW) =>
   store.messageInsertMany({ items: messages.map((message) => ({ message })), now, dedupWindowMs: 0 });
+
+/** Ends a message leased to `owner` as delivered at `now`, with its DELIVERED entry; true when the lease held. */
+export const finishDelivered = (store: Store, m: Message, owner: string, now: number) =>
+  store.messageFinish({
+    message: m,
+    owner,
+    now,
+    outcome: { kind: "delivered" },
+    logs: [logEntry(m, "DELIVERED", now)],
+    newMessages: [],
+  });
 
 /**
  * Adds to an account's per-minute usage counter behind the store's back (raw SQL): the store only counts usage as a

@@ -1,12 +1,11 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { logEntry } from "../../src/domain/log.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { openPostgresTestStores } from "./adapters.js";
-import { aMessage, anAccount, NOW } from "./factories.js";
+import { aMessage, anAccount, finishDelivered, NOW } from "./factories.js";
 
 /**
  * The commit cadence on PostgreSQL (docs/postgres.md, "Group commit across nodes"): plain deliveries' outcomes ride
@@ -43,15 +42,7 @@ describe.runIf(postgresAvailable())("PostgreSQL commit cadence: lazy outcomes", 
       now: NOW,
       dedupWindowMs: 0,
     });
-  const delivered = (store: Store, m: Message) =>
-    store.messageFinish({
-      message: m,
-      owner: "node-a",
-      now: NOW + 1,
-      outcome: { kind: "delivered" },
-      logs: [logEntry(m, "DELIVERED", NOW + 1)],
-      newMessages: [],
-    });
+  const delivered = (store: Store, m: Message) => finishDelivered(store, m, "node-a", NOW + 1);
 
   it("a plain delivery's outcome waits for the next transaction and commits in it", async () => {
     // A lazy wait far longer than the test: the outcome can only commit by riding along with other work.

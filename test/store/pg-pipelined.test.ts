@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { logEntry } from "../../src/domain/log.js";
 import type { Message, NewMessage } from "../../src/domain/message.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import type { Store } from "../../src/store/store.js";
 import { postgresAvailable } from "../helpers/postgres.js";
 import { pgTurnCounter } from "../helpers/pg-turns.js";
 import { openPostgresTestStores } from "./adapters.js";
-import { aMessage, anAccount, NOW } from "./factories.js";
+import { aMessage, anAccount, finishDelivered, NOW } from "./factories.js";
 
 /**
  * One round trip per write transaction on PostgreSQL (docs/postgres.md, "One round trip per transaction"): a
@@ -22,15 +21,7 @@ const publish = (store: Store, messages: NewMessage[], leased = true) =>
     now: NOW,
     dedupWindowMs: 0,
   });
-const delivered = (store: Store, m: Message) =>
-  store.messageFinish({
-    message: m,
-    owner: "node-a",
-    now: NOW + 1,
-    outcome: { kind: "delivered" },
-    logs: [logEntry(m, "DELIVERED", NOW + 1)],
-    newMessages: [],
-  });
+const delivered = (store: Store, m: Message) => finishDelivered(store, m, "node-a", NOW + 1);
 
 describe.runIf(postgresAvailable())("PostgreSQL pipelined write transactions", () => {
   const cleanups: (() => Promise<void>)[] = [];
