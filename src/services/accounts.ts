@@ -3,7 +3,7 @@ import { newSecret, newSigningKey, newUuid } from "../domain/ids.js";
 import type { PlanName } from "../domain/plans.js";
 import { AppError } from "../errors.js";
 import type { Account, AccountPatch } from "../domain/records.js";
-import type { Store } from "../store/store.js";
+import type { Store, TokenCheck } from "../store/store.js";
 
 /**
  * Tokens look like the hosted service's: base64 of `{"UserID": id, "Password": password}` (docs/messaging.md "Wire
@@ -52,16 +52,25 @@ export function newAccount(p: {
   };
 }
 
-/** Resolves a messaging token to its account; inactive accounts are refused with a clear message. */
-export async function authenticate(store: Store, token: string | undefined): Promise<Account> {
+/**
+ * Resolves a messaging token to its account; inactive accounts are refused with a clear message. `checkedAtCommit`:
+ * the caller's write checks the token again (Store.accountGetByToken), so a cached answer will do.
+ */
+export async function authenticate(store: Store, token: string | undefined, checkedAtCommit = false): Promise<Account> {
   if (token === undefined || token === "")
     throw new AppError("unauthorized", "missing token: send Authorization: Bearer <token>");
-  const account = await store.accountGetByToken({ token });
+  const account = await store.accountGetByToken({ token, checkedAtCommit });
   if (!account) throw new AppError("unauthorized", "invalid token");
   if (!account.active || account.state !== "active") {
     throw new AppError("forbidden", `account is not active (state: ${account.state})`);
   }
   return account;
+}
+
+/** Reads the token again (never from the cache): still the account's token, and the account still active. */
+export async function confirmToken(store: Store, check: TokenCheck): Promise<void> {
+  const account = await authenticate(store, check.token);
+  if (account.id !== check.accountId || account.token !== check.token) throw new AppError("unauthorized", "invalid token");
 }
 
 export interface BootstrapResult {

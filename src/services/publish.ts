@@ -6,7 +6,8 @@ import type { NewMessage } from "../domain/message.js";
 import { type ConfigSource, type ParsedConfig, parseHttpUrl, parsePublishConfig } from "../domain/publish-config.js";
 import { AppError, invalidField, quoted } from "../errors.js";
 import type { Account } from "../domain/records.js";
-import type { InsertItem } from "../store/store.js";
+import type { InsertItem, TokenCheck } from "../store/store.js";
+import { confirmToken } from "./accounts.js";
 import type { PublishedMessage, PublishTarget, Services } from "./context.js";
 import { connectUrls, refuseDeniedLiterals } from "./egress-check.js";
 import { enforceDailyQuota } from "./limits.js";
@@ -31,6 +32,8 @@ export interface PublishInput {
   restTrigger?: boolean;
   /** Targets resolved beforehand (batch): publish then runs synchronously up to its insert, keeping item order. */
   resolved?: { targets: PublishTarget[]; defaultHeaders: HeaderMap };
+  /** The account came from the account cache of a node sharing its store: the insert checks the token again. */
+  tokenCheck?: TokenCheck | undefined;
 }
 
 export type { PublishedMessage } from "./context.js";
@@ -161,6 +164,8 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
   const built = buildMessages(input, targets, parsed, now);
   await enforceDailyQuota(services, input.account, built.length);
   if (runId !== undefined) {
+    // A workflow message writes more than its insert (the run, its steps): the token is read again instead.
+    if (input.tokenCheck) await confirmToken(store, input.tokenCheck);
     if (built.length !== 1) throw invalidField("destination", "a workflow message goes to one URL, not a URL group");
     const message = built[0]!.message;
     const wf = {
@@ -188,7 +193,12 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
 
   let results: Awaited<ReturnType<typeof store.messageInsertMany>>;
   try {
-    results = await store.messageInsertMany({ items, now, dedupWindowMs: config.dedupWindowMs });
+    results = await store.messageInsertMany({
+      items,
+      now,
+      dedupWindowMs: config.dedupWindowMs,
+      ...(input.tokenCheck ? { tokenCheck: input.tokenCheck } : {}),
+    });
   } catch (error) {
     dispatcher.deliverLeased([], reserved);
     throw error;

@@ -42,6 +42,16 @@ export interface InsertItem {
   leaseUntil?: number;
 }
 
+/**
+ * The token a publish was authenticated with, when that came from this node's account cache on a store shared by
+ * several nodes (docs/postgres.md, "Tokens checked at commit"): the insert commits only while it is still the
+ * account's token and the account is active; otherwise it fails with 401 and writes nothing.
+ */
+export interface TokenCheck {
+  accountId: string;
+  token: string;
+}
+
 export interface InsertResult {
   messageId: string;
   deduplicated: boolean;

@@ -17,7 +17,7 @@ import type { ScheduleStore } from "./schedule-store.js";
 import type { SearchDocumentStore } from "./search-document-store.js";
 import type { TopicStore } from "./topic-store.js";
 import type { RunEnd, WorkflowStore } from "./workflow-store.js";
-import type { InsertItem, InsertResult, LogFilter, MessageFilter, Order } from "./store-params.js";
+import type { InsertItem, InsertResult, LogFilter, MessageFilter, Order, TokenCheck } from "./store-params.js";
 
 /**
  * The one storage interface (architecture.md). Methods are `<entity><Verb>` with a single params object, async from
@@ -29,6 +29,7 @@ import type { InsertItem, InsertResult, LogFilter, MessageFilter, Order } from "
 export type {
   InsertItem,
   InsertResult,
+  TokenCheck,
   LogFilter,
   MessageFilter,
   Order,
@@ -99,8 +100,13 @@ export interface Store
 
   accountInsert(p: { account: Account }): Promise<void>;
   accountGet(p: { id: string }): Promise<Account | undefined>;
-  /** The account whose token or read-only token this is; the caller compares to tell which one matched. */
-  accountGetByToken(p: { token: string }): Promise<Account | undefined>;
+  /**
+   * The account whose token or read-only token this is; the caller compares to tell which one matched.
+   * `checkedAtCommit`: the caller has the token checked again where it writes (`messageInsertMany`'s `tokenCheck`),
+   * so the main thread's account cache may answer on a store shared by several nodes too (thread/account-cache.ts).
+   * Stores themselves always read.
+   */
+  accountGetByToken(p: { token: string; checkedAtCommit?: boolean }): Promise<Account | undefined>;
   /** The first account ever created: the default account of a single-tenant install. */
   accountFirst(): Promise<Account | undefined>;
   /**
@@ -116,7 +122,13 @@ export interface Store
   accountRotateKeys(p: { id: string; next: string }): Promise<Account>;
 
   /** Inserts messages with their CREATED (and, when leased, ACTIVE) log entries; duplicates are skipped. */
-  messageInsertMany(p: { items: InsertItem[]; now: number; dedupWindowMs: number }): Promise<InsertResult[]>;
+  messageInsertMany(p: {
+    items: InsertItem[];
+    now: number;
+    dedupWindowMs: number;
+    /** Only PostgreSQL checks it: a single-node store's cache forgets a token before its change answers. */
+    tokenCheck?: TokenCheck;
+  }): Promise<InsertResult[]>;
   messageGet(p: { accountId: string; id: string }): Promise<Message | undefined>;
   /**
    * Leases up to `limit` due messages to `owner` until `leaseUntil`, writing their ACTIVE log entries. Flow control

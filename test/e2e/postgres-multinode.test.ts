@@ -144,10 +144,38 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
       auth: customer.credentials,
     });
     expect(rotated.status).toBe(200);
-    // B's very next request: no cache, no delay.
+    // B's very next request: refused, whether B's account cache heard of the rotation yet or not (the publish's
+    // insert checks its token at COMMIT, docs/postgres.md "Tokens checked at commit").
     expect((await publishThrough(b, customer.token)).status).toBe(401);
     expect((await publishThrough(b, rotated.json.token)).status).toBe(200);
     expect((await publishThrough(a, customer.token)).status).toBe(401);
+  });
+
+  it("a publish authenticated from a stale account cache is refused at its COMMIT and writes nothing", async () => {
+    const b = await node(adminEnv);
+    const customer = await addCustomer(b, "stale-cache@test.local");
+    const publish = (body: string) =>
+      b.call("POST", `/v2/publish/${receiver.url("/stale")}`, { token: customer.token, body });
+    expect((await publish("cached")).status).toBe(200); // B's account cache now holds the token
+    await receiver.next({ timeoutMs: 10_000 });
+    // The token changes with the accounts trigger off for this session: no NOTIFY, so B's cache keeps the old token,
+    // as it does for the milliseconds before a rotation's NOTIFY reaches it.
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query("SET session_replication_role = replica");
+      await sql.query("UPDATE accounts SET token = $1 WHERE id = $2", ["rotated-behind-the-cache", customer.accountId]);
+      const refused = await publish("stale");
+      expect(refused.status).toBe(401);
+      expect(refused.json.error).toBe("invalid token");
+      const { rows } = await sql.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE account_id = $1", [
+        customer.accountId,
+      ]);
+      expect(Number(rows[0]!.n)).toBe(1);
+    } finally {
+      await sql.end();
+    }
+    expect((await b.call("POST", `/v2/publish/${receiver.url("/stale")}`, { token: "rotated-behind-the-cache", body: "new" })).status).toBe(200);
   });
 
   it("an account changed in the database by another tool reaches every node's account cache (NOTIFY ferry_accounts)", async () => {

@@ -5,6 +5,7 @@ import type { SearchIndex } from "../../domain/search.js";
 import { AppError } from "../../errors.js";
 import { authenticate } from "../../services/accounts.js";
 import type { Services } from "../../services/context.js";
+import type { TokenCheck } from "../../store/store.js";
 import { authenticateSearchIndex } from "../../services/search-data.js";
 import { bearerToken } from "../bearer.js";
 
@@ -26,6 +27,11 @@ declare module "fastify" {
      * with it, and handlers (or a console) can show what the caller may do without probing.
      */
     readOnly: boolean;
+    /**
+     * Set on routes marked `tokenCheckedAtCommit` when the store is shared by several nodes: the account may have come
+     * from this node's cache, and the route's insert checks the token again at its COMMIT.
+     */
+    tokenCheck: TokenCheck | undefined;
   }
   interface FastifyContextConfig {
     /**
@@ -33,6 +39,11 @@ declare module "fastify" {
      * it. Unmarked messaging routes refuse that token with 403, so a new route is closed to it until someone decides.
      */
     readOnlyAllowed?: boolean;
+    /**
+     * The route's only write is one `messageInsertMany` that carries `request.tokenCheck` (docs/postgres.md, "Tokens
+     * checked at commit"), so its token may be authenticated from the account cache on several nodes too.
+     */
+    tokenCheckedAtCommit?: boolean;
   }
   interface FastifyInstance {
     /** Every route of the messaging scope as registered, for the read-only table test (test/e2e). */
@@ -59,12 +70,15 @@ function tokenOf(request: FastifyRequest, tokenQuery: string): string | undefine
 
 /**
  * Bearer-token auth for every route registered in this scope. The token is looked up on every request, so a
- * rotated token is refused at once on every node. The lookup matches either of the account's tokens; the
+ * rotated token is refused at once on every node; on the routes marked `tokenCheckedAtCommit` it may come from the
+ * account cache, and their insert refuses it at COMMIT instead. The lookup matches either of the account's tokens; the
  * read-only one may only call routes marked `readOnlyAllowed`.
  */
 export function requireMessagingToken(app: FastifyInstance, services: Services): void {
   app.decorateRequest("account", undefined as unknown as Account);
   app.decorateRequest("readOnly", false);
+  app.decorateRequest("tokenCheck", undefined);
+  const sharedStore = !services.store.capabilities.singleNode;
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
       app.messagingRoutes.push({ method, url: route.url, readOnlyAllowed: route.config?.readOnlyAllowed === true });
@@ -72,9 +86,11 @@ export function requireMessagingToken(app: FastifyInstance, services: Services):
   });
   app.addHook("onRequest", async (request) => {
     const token = tokenOf(request, request.dialect.tokenQuery);
-    const account = await authenticate(services.store, token);
+    const checkedAtCommit = sharedStore && request.routeOptions.config.tokenCheckedAtCommit === true;
+    const account = await authenticate(services.store, token, checkedAtCommit);
     request.account = account;
     request.readOnly = token !== account.token;
+    if (checkedAtCommit && !request.readOnly) request.tokenCheck = { accountId: account.id, token: account.token };
     if (request.readOnly && request.routeOptions.config.readOnlyAllowed !== true) {
       const route = `${request.method} ${request.routeOptions.url ?? ""}`;
       throw new AppError("read_only", `read-only token: ${route} changes state or reveals secrets; use the account's token`);

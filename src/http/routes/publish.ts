@@ -6,7 +6,7 @@ import { restAfter, splitDestination } from "../destination.js";
 import { sendPublished } from "../replies.js";
 
 export function publishRoutes(app: FastifyInstance, services: Services): void {
-  app.post("/v2/publish/*", async (request, reply) => {
+  app.post("/v2/publish/*", { config: { tokenCheckedAtCommit: true } }, async (request, reply) => {
     const { destination, config } = splitDestination(restAfter(request, /^\/v2\/publish\//i), request.dialect);
     const results = await publish(services, {
       account: request.account,
@@ -15,6 +15,7 @@ export function publishRoutes(app: FastifyInstance, services: Services): void {
       dialect: request.dialect,
       body: rawBody(request),
       callerIp: request.ip,
+      tokenCheck: request.tokenCheck,
     });
     return sendPublished(reply, destination, results);
   });

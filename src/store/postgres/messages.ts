@@ -5,13 +5,14 @@ import type { Message, NewMessage } from "../../domain/message.js";
 import { ENDED_STATE, type FinishRecords, isPlainDelivery, planFinishRecords } from "../../domain/finish-plan.js";
 import { LIVE_ROW_SQL } from "../derived-log.js";
 import type { MessageQueries } from "../adapter-parts.js";
-import type { FinishParams, InsertItem, InsertResult } from "../store.js";
+import type { FinishParams, InsertItem, InsertResult, TokenCheck } from "../store.js";
 import type { PgContext, Tx } from "./context.js";
 import { andAll, filterSql, Params } from "./filters.js";
 import { queueSlots } from "./queues.js";
 import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { KnownRoom } from "./fast-path-pipelined.js";
+import { checkTokens } from "./token-check.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
@@ -118,6 +119,7 @@ export interface InsertCall {
   items: InsertItem[];
   now: number;
   dedupWindowMs: number;
+  tokenCheck?: TokenCheck;
 }
 
 export function messageInserter(ctx: PgContext): MessageInserter {
@@ -168,6 +170,7 @@ function messageInserters(ctx: PgContext) {
   /** Several calls' items in one go: one fast-path check per account, one INSERT (see MergeableOp). */
   const insertCalls = async (tx: Tx, calls: InsertCall[]): Promise<InsertResult[][]> => {
     const rows: { message: Message; leaseOwner: string | null; leaseUntil: number | null }[] = [];
+    await checkTokens(tx, calls.map((c) => c.tokenCheck));
     // The fast path yields to flow control and to the account's max_global_parallelism (flow-control.ts).
     // In a pipelined run, without reading the room first when it was ample (fast-path-pipelined.ts).
     const items = calls.flatMap((c) => c.items);

@@ -14,12 +14,15 @@ const MAX_ENTRIES = 10_000;
  * A read that was under way while the cache was cleared does not fill it (its answer may predate the write).
  * Only accounts that exist are kept: an unknown token is looked up every time, so a new account works at once.
  *
- * Tokens are cached only when this node is the only one (SQLite): with several nodes, the NOTIFY of a rotation
- * reaches another node some milliseconds after the rotating node answered, and a request in between would still be
- * let in with the old token. A signing key read that late signs with a key the receiver still knows.
+ * Tokens are cached on every store, but with several nodes only callers that have the token checked again where they
+ * write (`checkedAtCommit`: the publish route, whose insert carries a `tokenCheck`) are answered from the cache.
+ * The NOTIFY of a rotation reaches another node some milliseconds after the rotating node answered, and any other
+ * request in between would still be let in with the old token; a publish is refused at its COMMIT instead
+ * (docs/postgres.md, "Tokens checked at commit"). A signing key read that late signs with a key the receiver still
+ * knows.
  */
 export function withAccountCache(store: Store): Store {
-  const cacheTokens = store.capabilities.singleNode;
+  const singleNode = store.capabilities.singleNode;
   const byId = new Map<string, Account>();
   const byToken = new Map<string, Account>();
   let generation = 0;
@@ -32,7 +35,7 @@ export function withAccountCache(store: Store): Store {
     if (!account || readAt !== generation) return;
     if (byId.size >= MAX_ENTRIES) forget();
     byId.set(account.id, account);
-    if (cacheTokens) byToken.set(account.token, account);
+    byToken.set(account.token, account);
   };
   store.subscribeAccountChanges?.(forget);
 
@@ -45,8 +48,7 @@ export function withAccountCache(store: Store): Store {
     return account;
   };
   const accountGetByToken: Store["accountGetByToken"] = async (p) => {
-    if (!cacheTokens) return store.accountGetByToken(p);
-    const hit = byToken.get(p.token);
+    const hit = singleNode || p.checkedAtCommit === true ? byToken.get(p.token) : undefined;
     if (hit) return hit;
     const readAt = generation;
     const account = await store.accountGetByToken(p);
