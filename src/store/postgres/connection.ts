@@ -103,6 +103,11 @@ export function unavailableReason(error: unknown): string {
 }
 
 /** Deadlock and serialization failures: the transaction did nothing and may simply run again. */
+/** A premise checked server-side did not hold (`ferry_expect`, migration 069): the batch runs again not pipelined. */
+export function isExpectFailure(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === "FE001";
+}
+
 export function isRetryableConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return code === "40P01" || code === "40001";

@@ -13,6 +13,7 @@ import {
   unnestInsertSql,
 } from "./rows.js";
 import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
+import { tokensExpectSql } from "./token-check.js";
 
 export type { Tx } from "./write-batcher.js";
 
@@ -70,8 +71,9 @@ export interface PgContext {
 const insertMessagesSql = { name: "ferry_insert_messages", text: messageInsertSql() };
 /**
  * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
- * (summed, in a fixed order), and the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits).
- * Round trips are what a batch costs here, so the three share one. The counters go to this connection's own rows
+ * (summed, in a fixed order), the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits), and
+ * the check of its publishes' cached tokens (token-check.ts: it fails the transaction when one no longer holds).
+ * Round trips and statements are what a batch costs here, so they share one. The counters go to this connection's own rows
  * (`writer`, migration 066): transactions of other connections and nodes never wait for their lock.
  */
 const flushSql = {
@@ -83,7 +85,8 @@ const flushSql = {
         $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[]) AS u
       ON CONFLICT (account_id, minute, metric, writer)
       DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
-    SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
+    SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified,
+      ${tokensExpectSql(`$${LOG_COLUMNS.length + 7}`, `$${LOG_COLUMNS.length + 8}`)} AS tokens_hold`,
 };
 
 /**
@@ -98,7 +101,8 @@ const flushNoLogsSql = {
       SELECT u.*, pg_backend_pid() FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[]) AS u
       ON CONFLICT (account_id, minute, metric, writer)
       DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
-    SELECT CASE WHEN $6::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
+    SELECT CASE WHEN $6::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified,
+      ${tokensExpectSql("$7", "$8")} AS tokens_hold`,
 };
 
 export function openPgContext(o: PgStoreOptions): PgContext {
@@ -115,7 +119,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
 
   const batcher = new PgWriteBatcher(
     pool,
-    async (pipe, { logs, usage, notifyDue }) => {
+    async (pipe, { logs, usage, notifyDue, tokenChecks }) => {
       // Sent, not flushed: it leaves with the COMMIT the batcher sends right after (write-batcher.ts).
       const rest = [
         usage.map((r) => r.accountId),
@@ -124,6 +128,8 @@ export function openPgContext(o: PgStoreOptions): PgContext {
         usage.map((r) => r.count),
         usage.map((r) => r.bytes),
         notifyDue,
+        tokenChecks.map((c) => c.accountId),
+        tokenChecks.map((c) => c.token),
       ];
       if (logs.length === 0) await pipe.send(flushNoLogsSql, rest);
       else await pipe.send(flushSql, [...columnsOf(logs.map(logValues), LOG_COLUMNS.length), ...rest]);

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { LogEntry } from "../../domain/log.js";
 import { timerDelay } from "../../domain/timers.js";
-import type { UsageMetric } from "../store.js";
+import type { TokenCheck, UsageMetric } from "../store.js";
 
 /* What one operation of a group-commit batch sees (Tx) and the pieces of a batch's run; the batching itself is
  * write-batcher.ts. */
@@ -40,6 +40,11 @@ export interface Tx {
   addUsage(accountId: string, now: number, metric: UsageMetric, count: number, bytes: number): void;
   /** Messages became due (or due soon): other nodes are woken by NOTIFY after COMMIT. */
   notifyDue(): void;
+  /**
+   * Pipelined runs only: the batch's flush statement checks that this token still holds (token-check.ts) and fails
+   * the transaction otherwise, so the batch runs again not pipelined.
+   */
+  checkTokenAtFlush(check: TokenCheck): void;
 }
 
 export interface UsageRow {
@@ -82,6 +87,7 @@ export class OpBuffer {
   logs: LogEntry[] = [];
   usage: UsageRow[] = [];
   due = false;
+  tokenChecks: TokenCheck[] = [];
 }
 
 /** The buffer of an operation whose merged run buffered into its first operation's: never written to. */
@@ -186,6 +192,9 @@ export function txFor(pipe: Pipe, buffer: OpBuffer, pipelined: boolean): Tx {
     },
     notifyDue: () => {
       buffer.due = true;
+    },
+    checkTokenAtFlush: (check) => {
+      buffer.tokenChecks.push(check);
     },
   };
 }

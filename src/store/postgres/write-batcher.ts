@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { LogEntry } from "../../domain/log.js";
-import { classifyError, isRetryableConflict, isUnavailableError } from "./connection.js";
+import { classifyError, isExpectFailure, isRetryableConflict, isUnavailableError } from "./connection.js";
+import type { TokenCheck } from "../store.js";
 import { recordCommit } from "../../metrics/metrics.js";
 import { timerDelay } from "../../domain/timers.js";
 import {
@@ -50,7 +51,7 @@ export interface MergeableOp<I, R> {
 /** Writes what the batch's successful operations buffered, just before COMMIT (one statement, see context.ts). */
 export type BatchSink = (
   pipe: Pipe,
-  buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean },
+  buffered: { logs: LogEntry[]; usage: UsageRow[]; notifyDue: boolean; tokenChecks: TokenCheck[] },
 ) => Promise<void>;
 
 /** The least a lazy operation (MergeableOp.lazy) waits for other work to ride along with, by default. */
@@ -440,6 +441,8 @@ export class PgWriteBatcher {
       if (isUnavailableError(cause) || isRetryableConflict(cause)) throw cause;
       return "careful"; // the COMMIT was a ROLLBACK: nothing was written
     }
+    // A premise the flush checks (a publish's token, Tx.checkTokenAtFlush) no longer held: nothing was written.
+    if (flush.status === "rejected" && pipelined && isExpectFailure(flush.reason)) return "careful";
     if (flush.status === "rejected") throw flush.reason;
     if (commit.status === "rejected") throw commit.reason;
     for (const r of results) {
@@ -452,10 +455,12 @@ export class PgWriteBatcher {
   private async flush(pipe: Pipe, results: { ok: boolean; buffer: OpBuffer }[]): Promise<void> {
     const logs: LogEntry[] = [];
     const usage = new Map<string, UsageRow>();
+    const tokenChecks: TokenCheck[] = [];
     let due = false;
     for (const r of results) {
       if (!r.ok) continue;
       logs.push(...r.buffer.logs);
+      tokenChecks.push(...r.buffer.tokenChecks);
       due ||= r.buffer.due;
       for (const u of r.buffer.usage) {
         const key = `${u.accountId}\u0000${u.minute}\u0000${u.metric}`;
@@ -466,9 +471,9 @@ export class PgWriteBatcher {
         } else usage.set(key, { ...u });
       }
     }
-    if (logs.length === 0 && usage.size === 0 && !due) return;
+    if (logs.length === 0 && usage.size === 0 && !due && tokenChecks.length === 0) return;
     // Same order in every batch: two batches updating the same counters cannot deadlock.
     const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    await this.sink(pipe, { logs, usage: rows, notifyDue: due });
+    await this.sink(pipe, { logs, usage: rows, notifyDue: due, tokenChecks });
   }
 }
