@@ -25,6 +25,7 @@ import { p3Scenario } from "./scenarios/p3-latency.js";
 import { p4Scenario } from "./scenarios/p4-scale.js";
 import { pgbossScenario } from "./scenarios/pgboss.js";
 import { pg1Scenario, pg3Scenario } from "./scenarios/postgres.js";
+import { pgLeastScenario } from "./scenarios/pg-least.js";
 import { sustainedScenario } from "./scenarios/sustained.js";
 import { searchScenario } from "./scenarios/search.js";
 import { searchPgScenario } from "./scenarios/search-postgres.js";
@@ -40,6 +41,7 @@ const scenarios: Scenario[] = [
   p4Scenario,
   pg1Scenario,
   pg3Scenario,
+  pgLeastScenario,
   bullmqScenario,
   pgbossScenario,
   fanoutScenario,
@@ -53,7 +55,7 @@ const scenarios: Scenario[] = [
 const aliases: Record<string, string[]> = {
   ceilings: ["fastify", "forwarder", "durable"],
   peers: ["bullmq", "pgboss"],
-  postgres: ["pg1", "pg3"],
+  postgres: ["pg1", "pg3", "pgleast"],
 };
 
 function parseArgs(argv: string[]) {
