@@ -22,6 +22,13 @@ export interface SendParams {
   maxBodyBytes: number;
   /** Signs the request (docs/messaging.md "Signing keys") into `header`: done here, in the thread that sends. */
   sign?: { header: string; key: string; issuer: string; nowMs: number };
+  /**
+   * A 2xx answer then carries its status alone (no headers, an empty body; the body is still read, up to
+   * `maxBodyBytes`): for an attempt whose success needs nothing more than the status (no callback, not a workflow
+   * step; src/delivery/dispatcher.ts). Spares building the header map and the body, and, from the egress thread,
+   * carrying them back to the main thread. Any other answer is whole.
+   */
+  statusOnlyOnSuccess?: boolean;
 }
 
 export interface HttpClient {
@@ -94,6 +101,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private abortOnStart: Error | undefined;
   private readonly timer: NodeJS.Timeout;
   private status = 0;
+  /** A success whose answer is its status alone (`SendParams.statusOnlyOnSuccess`). */
+  private statusOnly = false;
   private readonly headers: HeaderMap = emptyHeaderMap();
   private readonly chunks: Buffer[] = [];
   private size = 0;
@@ -112,6 +121,8 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.status = statusCode;
+    this.statusOnly = this.p.statusOnlyOnSuccess === true && statusCode >= 200 && statusCode < 300;
+    if (this.statusOnly) return;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined) continue;
@@ -126,7 +137,7 @@ class Attempt implements Dispatcher.DispatchHandler {
    */
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const room = this.p.maxBodyBytes - this.size;
-    this.chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    if (!this.statusOnly) this.chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
     this.size += Math.min(chunk.length, room);
     if (this.size < this.p.maxBodyBytes) return;
     this.answer();
@@ -146,7 +157,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   private answer(): void {
-    this.settle({ status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) });
+    // Its own empty buffer, not a shared one: the egress thread moves what it answers (src/threads/wire.ts).
+    const body = this.statusOnly ? Buffer.alloc(0) : Buffer.concat(this.chunks);
+    this.settle({ status: this.status, headers: this.headers, body });
   }
 
   private timeOut(): void {
