@@ -359,6 +359,8 @@ export class Dispatcher {
         body: workflow ? workflow.body : m.body,
         timeoutMs,
         maxBodyBytes: limits.max_message_size,
+        // A success needs its answer's headers and body only for a callback (callbacks.ts) or a workflow step.
+        statusOnlyOnSuccess: !workflow && m.spec.callback === undefined,
       })
       .finally(() => {
         release();

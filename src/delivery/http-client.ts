@@ -22,6 +22,13 @@ export interface SendParams {
   maxBodyBytes: number;
   /** Signs the request (docs/messaging.md "Signing keys") into `header`: done here, in the thread that sends. */
   sign?: { header: string; key: string; issuer: string; nowMs: number };
+  /**
+   * A 2xx answer then carries its status alone (no headers, an empty body; the body is still read, up to
+   * `maxBodyBytes`): for an attempt whose success needs nothing more than the status (no callback, not a workflow
+   * step; src/delivery/dispatcher.ts). Spares building the header map and the body, and, from the egress thread,
+   * carrying them back to the main thread. Any other answer is whole.
+   */
+  statusOnlyOnSuccess?: boolean;
 }
 
 export interface HttpClient {
@@ -57,9 +64,17 @@ function send(agent: Dispatcher, p: SendParams): Promise<AttemptResponse> {
       const url = new URL(p.url);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`unsupported protocol ${url.protocol}`);
       const sign = p.sign;
-      const headers = sign
-        ? { ...p.headers, [sign.header]: signDelivery({ ...sign, url: p.url, body: p.body }) }
-        : p.headers;
+      let headers = p.headers;
+      if (sign) {
+        // Copied key by key, not `{ ...p.headers, [sign.header]: … }` (nor `{ ...sign, url, body }`): V8 builds a
+        // spread followed by a new property on a slow path, ~0.6 µs each per attempt (docs/threading.md "The P1
+        // path now"). The caller's map is left as it was; null prototype, as flattenHeaders' (a header may be named
+        // `__proto__`: test/e2e/hostile-headers.test.ts).
+        headers = emptyHeaderMap<string>();
+        for (const name in p.headers) headers[name] = p.headers[name]!;
+        const claims = { key: sign.key, issuer: sign.issuer, url: p.url, body: p.body, nowMs: sign.nowMs };
+        headers[sign.header] = signDelivery(claims);
+      }
       agent.dispatch(
         {
           origin: url.origin,
@@ -86,6 +101,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private abortOnStart: Error | undefined;
   private readonly timer: NodeJS.Timeout;
   private status = 0;
+  /** A success whose answer is its status alone (`SendParams.statusOnlyOnSuccess`). */
+  private statusOnly = false;
   private readonly headers: HeaderMap = emptyHeaderMap();
   private readonly chunks: Buffer[] = [];
   private size = 0;
@@ -104,6 +121,8 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.status = statusCode;
+    this.statusOnly = this.p.statusOnlyOnSuccess === true && statusCode >= 200 && statusCode < 300;
+    if (this.statusOnly) return;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined) continue;
@@ -118,7 +137,7 @@ class Attempt implements Dispatcher.DispatchHandler {
    */
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const room = this.p.maxBodyBytes - this.size;
-    this.chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    if (!this.statusOnly) this.chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
     this.size += Math.min(chunk.length, room);
     if (this.size < this.p.maxBodyBytes) return;
     this.answer();
@@ -138,7 +157,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   private answer(): void {
-    this.settle({ status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) });
+    // Its own empty buffer, not a shared one: the egress thread moves what it answers (src/threads/wire.ts).
+    const body = this.statusOnly ? Buffer.alloc(0) : Buffer.concat(this.chunks);
+    this.settle({ status: this.status, headers: this.headers, body });
   }
 
   private timeOut(): void {

@@ -62,6 +62,36 @@ describe("the egress thread", () => {
     expect(stats).toMatchObject({ batches: 1, sends: 50, threadsStarted: 1 });
   });
 
+  it("statusOnlyOnSuccess: a 2xx answers its status alone, read to the end even past the size bound; others whole", async () => {
+    receiver.setDefault((url) =>
+      url.startsWith("/so/big")
+        ? { status: 200, headers: { "x-echo": url }, body: "x".repeat(5_000) }
+        : { status: url.startsWith("/so/ok") ? 201 : 500, headers: { "x-echo": url }, body: `answer to ${url}` },
+    );
+    client = openEgressThread({ destinationAllow: undefined, log });
+    const [ok, big, failed, whole] = await Promise.all([
+      client.send(params("/so/ok", { statusOnlyOnSuccess: true })),
+      client.send(params("/so/big", { statusOnlyOnSuccess: true, maxBodyBytes: 1_000 })),
+      client.send(params("/so/failed", { statusOnlyOnSuccess: true })),
+      client.send(params("/so/ok-whole")),
+    ]);
+    expect(ok.status).toBe(201);
+    expect(Object.keys(ok.headers)).toEqual([]);
+    expect(ok.body.length).toBe(0);
+    expect(ok.error).toBeUndefined();
+    // Past maxBodyBytes the read stops as for any answer (docs/reliability.md "Destination faults"): still a success.
+    expect(big.status).toBe(200);
+    expect(Object.keys(big.headers)).toEqual([]);
+    expect(big.body.length).toBe(0);
+    expect(big.error).toBeUndefined();
+    // A failure needs its answer (the log's ERROR entry, the DLQ, a failure callback): whole.
+    expect(failed.status).toBe(500);
+    expect(failed.headers["X-Echo"]).toEqual(["/so/failed"]);
+    expect(failed.body.toString()).toBe("answer to /so/failed");
+    expect(whole.headers["X-Echo"]).toEqual(["/so/ok-whole"]);
+    expect(whole.body.toString()).toBe("answer to /so/ok-whole");
+  });
+
   it("applies the destination policy in the thread: a refused address fails like a connection error", async () => {
     client = openEgressThread({ destinationAllow: "10.0.0.0/8", log });
     const before = receiver.requests.length;

@@ -69,6 +69,31 @@ describe("the insert plan", () => {
     expect(planInsert({ message: message({ body: undefined }) }, false, NOW).usage.bytes).toBe(0);
   });
 
+  it("copies every field of the message it stores, and leaves absent ones absent", () => {
+    // Required<>: a field added to NewMessage must be added here, and then to storedMessage (insert-plan.ts), which
+    // copies field by field.
+    const full: Required<NewMessage> = {
+      ...message(),
+      parentId: "msg_0",
+      topicName: "topic",
+      endpointName: "endpoint",
+      queueName: "queue",
+      scheduleId: "scd_1",
+      callerIp: "127.0.0.1",
+      dedupId: "dedup",
+    };
+    for (const fast of [false, true]) {
+      const stored = planInsert({ message: full, leaseOwner: "node-a", leaseUntil: NOW + 1 }, fast, NOW).message;
+      for (const [key, value] of Object.entries(full)) {
+        expect(stored[key as keyof typeof stored], key).toBe(key === "state" && fast ? "ACTIVE" : value);
+      }
+    }
+    const bare = planInsert({ message: message() }, false, NOW).message;
+    for (const key of ["parentId", "topicName", "endpointName", "queueName", "scheduleId", "callerIp", "dedupId"]) {
+      expect(bare, key).not.toHaveProperty(key);
+    }
+  });
+
   it("a deduplication key is live until it expires", () => {
     expect(dedupKeyLive(NOW + 1, NOW)).toBe(true);
     expect(dedupKeyLive(NOW, NOW)).toBe(false);
