@@ -198,12 +198,9 @@ async function publishOnce(services: Services, input: PublishInput): Promise<Pub
 
   let results: Awaited<ReturnType<typeof store.messageInsertMany>>;
   try {
-    results = await store.messageInsertMany({
-      items,
-      now,
-      dedupWindowMs: config.dedupWindowMs,
-      ...(input.tokenCheck ? { tokenCheck: input.tokenCheck } : {}),
-    });
+    const call: Parameters<typeof store.messageInsertMany>[0] = { items, now, dedupWindowMs: config.dedupWindowMs };
+    if (input.tokenCheck) call.tokenCheck = input.tokenCheck;
+    results = await store.messageInsertMany(call);
   } catch (error) {
     dispatcher.deliverLeased([], reserved);
     throw error;
