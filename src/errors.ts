@@ -110,3 +110,8 @@ export class StartupError extends Error {
     this.name = "StartupError";
   }
 }
+
+/** A messaging token whose account is not active (auth, and a publish's token checked at commit). */
+export function accountNotActive(state: string): AppError {
+  return new AppError("forbidden", `account is not active (state: ${state})`);
+}

@@ -1,7 +1,7 @@
 import type { Config } from "../config.js";
 import { newSecret, newSigningKey, newUuid } from "../domain/ids.js";
 import type { PlanName } from "../domain/plans.js";
-import { AppError } from "../errors.js";
+import { accountNotActive, AppError } from "../errors.js";
 import type { Account, AccountPatch } from "../domain/records.js";
 import type { Store, TokenCheck } from "../store/store.js";
 
@@ -62,7 +62,7 @@ export async function authenticate(store: Store, token: string | undefined, chec
   const account = await store.accountGetByToken({ token, checkedAtCommit });
   if (!account) throw new AppError("unauthorized", "invalid token");
   if (!account.active || account.state !== "active") {
-    throw new AppError("forbidden", `account is not active (state: ${account.state})`);
+    throw accountNotActive(account.state);
   }
   return account;
 }

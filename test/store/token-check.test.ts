@@ -39,16 +39,16 @@ describe.skipIf(!postgresAvailable())("tokens checked at commit (PostgreSQL)", (
     expect(await rowsOf("acc-a")).toBe(1);
   });
 
-  it("an insert whose token changed, or whose account was deactivated, fails with 401 and writes nothing", async () => {
+  it("an insert whose token changed (401), or whose account was deactivated (403), fails and writes nothing", async () => {
     await opened.sql("UPDATE accounts SET token = 'token-acc-a-rotated' WHERE id = 'acc-a'");
     await opened.sql("UPDATE accounts SET active = false WHERE id = 'acc-b'");
-    for (const [accountId, token] of [
-      ["acc-a", "token-acc-a"],
-      ["acc-b", "token-acc-b"],
+    for (const [accountId, token, status] of [
+      ["acc-a", "token-acc-a", 401],
+      ["acc-b", "token-acc-b", 403],
     ] as const) {
       const error = await insert(accountId, token).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).status).toBe(401);
+      expect((error as AppError).status).toBe(status);
       expect(await rowsOf(accountId)).toBe(0);
     }
   });

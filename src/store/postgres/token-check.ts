@@ -1,4 +1,4 @@
-import { AppError } from "../../errors.js";
+import { accountNotActive, AppError } from "../../errors.js";
 import type { TokenCheck } from "../store.js";
 import type { Tx } from "./write-batch-tx.js";
 
@@ -10,9 +10,13 @@ import type { Tx } from "./write-batch-tx.js";
  */
 
 /** The checks that hold (the account's token, active): one row each. `$1`, `$2`: account ids, tokens. */
-export const tokensHoldingSql = (ids: string, tokens: string) => `SELECT p.id FROM unnest(${ids}::text[], ${tokens}::text[]) AS p(id, token)
+const tokensHoldingSql = (ids: string, tokens: string) => `SELECT p.id FROM unnest(${ids}::text[], ${tokens}::text[]) AS p(id, token)
   JOIN accounts a ON a.id = p.id AND a.token = p.token AND a.active AND a.state = 'active'`;
-const holdingStatement = { name: "ferry_tokens_holding", text: tokensHoldingSql("$1", "$2") };
+/** Where the checks stand now: the accounts' token and state, for the answer of one that no longer holds. */
+const accountsStatement = {
+  name: "ferry_tokens_accounts",
+  text: "SELECT id, token, active, state FROM accounts WHERE id = ANY($1::text[])",
+};
 /** The premise the batch's flush statement checks (context.ts): every token of the run holds. */
 export const tokensExpectSql = (ids: string, tokens: string) =>
   `ferry_expect((SELECT count(*) FROM (${tokensHoldingSql(ids, tokens)}) h) = coalesce(cardinality(${ids}::text[]), 0), 'a publish''s token')`;
@@ -20,8 +24,9 @@ export const tokensExpectSql = (ids: string, tokens: string) =>
 /**
  * Checks the tokens of a run's insert calls. In a pipelined run the batch's flush statement checks them all (one
  * statement the batch sends anyway, Tx.checkTokenAtFlush): when one does not hold, nothing commits and the batch runs
- * again not pipelined. There the check is read first, and a token that no longer holds fails its call with 401 (in
- * the savepoint run that follows, alone).
+ * again not pipelined. There the accounts are read first, and a call whose token no longer holds fails as the same
+ * request would now fail its authentication (401 for a token that changed, 403 for an account no longer active), in
+ * the savepoint run that follows alone.
  */
 export async function checkTokens(tx: Tx, checks: readonly (TokenCheck | undefined)[]): Promise<void> {
   const wanted = checks.filter((c): c is TokenCheck => c !== undefined);
@@ -30,7 +35,13 @@ export async function checkTokens(tx: Tx, checks: readonly (TokenCheck | undefin
     for (const check of wanted) tx.checkTokenAtFlush(check);
     return;
   }
-  const values = [wanted.map((c) => c.accountId), wanted.map((c) => c.token)];
-  const holding = await tx.query<{ id: string }>(holdingStatement, values);
-  if (holding.length < wanted.length) throw new AppError("unauthorized", "invalid token");
+  const rows = await tx.query<{ id: string; token: string; active: boolean; state: string }>(accountsStatement, [
+    wanted.map((c) => c.accountId),
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const check of wanted) {
+    const account = byId.get(check.accountId);
+    if (account?.token !== check.token) throw new AppError("unauthorized", "invalid token");
+    if (!account.active || account.state !== "active") throw accountNotActive(account.state);
+  }
 }
