@@ -26,7 +26,10 @@ const finishSql = `UPDATE messages m SET state = 'DELIVERED', outcome = 'DELIVER
     attempts = m.attempts + 1, finished_seq = nextval('log_seq')
   WHERE m.id = ANY($${MESSAGE_COLUMNS.length + 1}::text[]) AND m.state = 'ACTIVE'`;
 /** One statement per run: the new rows and the previous run's outcomes, committed together. */
-const runSql = { name: "least_run", text: `WITH inserted AS (${messageInsertSql()}), ended AS (${finishSql}) SELECT 1` };
+const runSql = {
+  name: "least_run",
+  text: `WITH inserted AS (${messageInsertSql()}), ended AS (${finishSql}) SELECT 1`,
+};
 
 const body = Buffer.alloc(1024, "x");
 let nextId = 0;

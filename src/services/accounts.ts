@@ -70,7 +70,9 @@ export async function authenticate(store: Store, token: string | undefined, chec
 /** Reads the token again (never from the cache): still the account's token, and the account still active. */
 export async function confirmToken(store: Store, check: TokenCheck): Promise<void> {
   const account = await authenticate(store, check.token);
-  if (account.id !== check.accountId || account.token !== check.token) throw new AppError("unauthorized", "invalid token");
+  if (account.id !== check.accountId || account.token !== check.token) {
+    throw new AppError("unauthorized", "invalid token");
+  }
 }
 
 export interface BootstrapResult {

@@ -175,7 +175,8 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
     } finally {
       await sql.end();
     }
-    expect((await b.call("POST", `/v2/publish/${receiver.url("/stale")}`, { token: "rotated-behind-the-cache", body: "new" })).status).toBe(200);
+    const fresh = { token: "rotated-behind-the-cache", body: "new" };
+    expect((await b.call("POST", `/v2/publish/${receiver.url("/stale")}`, fresh)).status).toBe(200);
   });
 
   it("an account changed in the database by another tool reaches every node's account cache (NOTIFY ferry_accounts)", async () => {

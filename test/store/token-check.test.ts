@@ -75,7 +75,8 @@ describe.skipIf(!postgresAvailable())("tokens checked at commit (PostgreSQL)", (
     expect((await cached.accountGetByToken({ token: "token-acc-a" }))?.id).toBe("acc-a");
     // With the accounts trigger off for this statement's session: no NOTIFY clears the cache.
     await opened.sql(
-      "SET session_replication_role = replica; UPDATE accounts SET token = 'token-acc-a-rotated' WHERE id = 'acc-a'; RESET session_replication_role",
+      "SET session_replication_role = replica; " +
+        "UPDATE accounts SET token = 'token-acc-a-rotated' WHERE id = 'acc-a'; RESET session_replication_role",
     );
     // Another request reads again and sees the change at once; a publish may use the cached account.
     expect(await cached.accountGetByToken({ token: "token-acc-a" })).toBeUndefined();

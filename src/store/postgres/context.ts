@@ -73,8 +73,8 @@ const insertMessagesSql = { name: "ferry_insert_messages", text: messageInsertSq
  * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
  * (summed, in a fixed order), the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits), and
  * the check of its publishes' cached tokens (token-check.ts: it fails the transaction when one no longer holds).
- * Round trips and statements are what a batch costs here, so they share one. The counters go to this connection's own rows
- * (`writer`, migration 066): transactions of other connections and nodes never wait for their lock.
+ * Round trips and statements are what a batch costs here, so they share one. The counters go to this connection's
+ * own rows (`writer`, migration 066): transactions of other connections and nodes never wait for their lock.
  */
 const flushSql = {
   name: "ferry_flush_batch",

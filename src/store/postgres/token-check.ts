@@ -10,8 +10,9 @@ import type { Tx } from "./write-batch-tx.js";
  */
 
 /** The checks that hold (the account's token, active): one row each. `$1`, `$2`: account ids, tokens. */
-const tokensHoldingSql = (ids: string, tokens: string) => `SELECT p.id FROM unnest(${ids}::text[], ${tokens}::text[]) AS p(id, token)
-  JOIN accounts a ON a.id = p.id AND a.token = p.token AND a.active AND a.state = 'active'`;
+const tokensHoldingSql = (ids: string, tokens: string) =>
+  `SELECT p.id FROM unnest(${ids}::text[], ${tokens}::text[]) AS p(id, token)
+    JOIN accounts a ON a.id = p.id AND a.token = p.token AND a.active AND a.state = 'active'`;
 /** Where the checks stand now: the accounts' token and state, for the answer of one that no longer holds. */
 const accountsStatement = {
   name: "ferry_tokens_accounts",
@@ -19,7 +20,8 @@ const accountsStatement = {
 };
 /** The premise the batch's flush statement checks (context.ts): every token of the run holds. */
 export const tokensExpectSql = (ids: string, tokens: string) =>
-  `ferry_expect((SELECT count(*) FROM (${tokensHoldingSql(ids, tokens)}) h) = coalesce(cardinality(${ids}::text[]), 0), 'a publish''s token')`;
+  `ferry_expect((SELECT count(*) FROM (${tokensHoldingSql(ids, tokens)}) h) = coalesce(cardinality(${ids}::text[]), 0),
+    'a publish''s token')`;
 
 /**
  * Checks the tokens of a run's insert calls. In a pipelined run the batch's flush statement checks them all (one
