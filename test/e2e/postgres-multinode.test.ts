@@ -168,6 +168,15 @@ describe.runIf(postgresAvailable())("several nodes on one PostgreSQL database", 
       const refused = await publish("stale");
       expect(refused.status).toBe(401);
       expect(refused.json.error).toBe("invalid token");
+      // A workflow run's first message writes its run beside its insert: its token is read again, not taken from
+      // the cache (src/services/publish.ts).
+      const url = receiver.url("/stale/wf");
+      const workflow = await b.call("POST", `/v2/publish/${url}`, {
+        token: customer.token,
+        headers: { "Svc-Workflow-RunId": "wfr_stale", "Svc-Workflow-Init": "true", "Svc-Workflow-Url": url },
+        body: "payload",
+      });
+      expect(workflow.status).toBe(401);
       const { rows } = await sql.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE account_id = $1", [
         customer.accountId,
       ]);
