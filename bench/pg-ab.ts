@@ -10,6 +10,12 @@
  *   node --import tsx bench/pg-ab.ts --rounds=3 base=/tmp/ferry-base new=. new-env:FERRY_X=1
  *   node --import tsx bench/pg-ab.ts one=. three=. three-nodes:3    # pg1 against pg3's layout, rounds alternating
  *
+ * With `<label>-set:NAME=VALUE` the variant's database gets a server setting (ALTER DATABASE … SET), e.g.
+ * `new-set:plan_cache_mode=force_generic_plan`.
+ *
+ * With `<label>-publishers:N` the variant's closed loop has N publishers instead of pg1's 32: one node with 11
+ * publishers holds about as many publishes per run as each of pg3's three nodes.
+ *
  * With `<label>-nodes:N` a variant runs N nodes on its database (publishers round-robin over them): CPU per message
  * counts every node; write syscalls and the node's context switches are its first node's.
  */
@@ -44,8 +50,12 @@ interface Variant {
   label: string;
   root: string;
   env: Record<string, string>;
+  /** Server settings for the variant's database (`<label>-set:NAME=VALUE`: ALTER DATABASE … SET). */
+  settings: [string, string][];
   /** Ferry nodes on the variant's database (`<label>-nodes:N`), publishers spread over them round-robin as pg3's. */
   nodes: number;
+  /** The closed loop's publishers (`<label>-publishers:N`; default 32, pg1's and pg3's). */
+  publishers: number;
   node?: FerryProcess;
   others: FerryProcess[];
   url?: string;
@@ -63,13 +73,23 @@ for (const a of args.filter((x) => !x.startsWith("--"))) {
     variants.find((v) => v.label === envMatch[1])!.env[envMatch[2]!] = envMatch[3]!;
     continue;
   }
+  const setMatch = /^([\w-]+)-set:(\w+)=(.*)$/.exec(a);
+  if (setMatch) {
+    variants.find((v) => v.label === setMatch[1])!.settings.push([setMatch[2]!, setMatch[3]!]);
+    continue;
+  }
+  const publishersMatch = /^([\w-]+)-publishers:(\d+)$/.exec(a);
+  if (publishersMatch) {
+    variants.find((v) => v.label === publishersMatch[1])!.publishers = Number(publishersMatch[2]);
+    continue;
+  }
   const nodesMatch = /^([\w-]+)-nodes:(\d+)$/.exec(a);
   if (nodesMatch) {
     variants.find((v) => v.label === nodesMatch[1])!.nodes = Number(nodesMatch[2]);
     continue;
   }
   const [label, root] = a.split("=");
-  variants.push({ label: label!, root: resolve(root!), env: {}, nodes: 1, others: [], runs: [] });
+  variants.push({ label: label!, root: resolve(root!), env: {}, settings: [], nodes: 1, publishers: 32, others: [], runs: [] });
 }
 
 const workDir = mkdtempSync(join(tmpdir(), "ferry-pgab-"));
@@ -83,6 +103,9 @@ try {
   await admin.connect();
   for (const v of variants) {
     await admin.query(`CREATE DATABASE ${v.label.replace(/\W/g, "_")}`);
+    for (const [name, value] of v.settings) {
+      await admin.query(`ALTER DATABASE ${v.label.replace(/\W/g, "_")} SET ${name} = '${value.replace(/'/g, "''")}'`);
+    }
     const u = new URL(server.url);
     u.pathname = `/${v.label.replace(/\W/g, "_")}`;
     v.url = u.toString();
@@ -105,7 +128,7 @@ try {
       origin: v.others.length === 0 ? v.node!.origin : [v.node!.origin, ...v.others.map((o) => o.origin)],
       receiver,
       serverPids: [...nodePids, ...dbPids()],
-      concurrency: 32,
+      concurrency: v.publishers,
       total: n,
       maxMs: 60_000,
       drainMs: 60_000,

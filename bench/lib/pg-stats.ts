@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { cpuSecondsOf } from "./proc.js";
 
 /**
  * How much database work a run cost, read from the server itself: committed transactions of the measured database
@@ -18,6 +20,10 @@ export interface PgWork {
   execMs: Map<string, number>;
   /** plpgsql functions and triggers of the measured database (track_functions = pl): calls, own time in ms. */
   functions: Map<string, { calls: number; selfMs: number }>;
+  /** WAL written by the whole cluster (pg_current_wal_lsn), bytes. */
+  walBytes: number;
+  /** Checkpoints the cluster started (pg_stat_bgwriter: timed and requested, e.g. by max_wal_size). */
+  checkpoints: number;
 }
 
 /**
@@ -73,6 +79,12 @@ export class PgWorkMeter {
         [this.database],
       )
     ).rows;
+    const [cluster] = (
+      await this.client.query<{ wal: string; checkpoints: string }>(
+        `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal,
+           checkpoints_timed + checkpoints_req AS checkpoints FROM pg_stat_bgwriter`,
+      )
+    ).rows;
     const byStatement = new Map(rows.map((r) => [r.query, Number(r.calls)]));
     const execMs = new Map(rows.map((r) => [r.query, Number(r.exec_ms)]));
     const fns = (
@@ -87,6 +99,8 @@ export class PgWorkMeter {
       statements: rows.reduce((sum, r) => sum + Number(r.calls), 0),
       byStatement,
       execMs,
+      walBytes: Number(cluster?.wal ?? 0),
+      checkpoints: Number(cluster?.checkpoints ?? 0),
     };
   }
 
@@ -117,6 +131,8 @@ export function workBetween(before: PgWork, after: PgWork): PgWork {
     statements: after.statements - before.statements,
     byStatement,
     execMs,
+    walBytes: after.walBytes - before.walBytes,
+    checkpoints: after.checkpoints - before.checkpoints,
   };
 }
 
@@ -124,7 +140,62 @@ export function workBetween(before: PgWork, after: PgWork): PgWork {
 export function workPerMessage(w: PgWork, messages: number): string {
   const per = (n: number) => (n / Math.max(1, messages)).toFixed(2);
   const rolled = w.rollbacks > 0 ? ` (${w.rollbacks} rolled back)` : "";
-  return `${per(w.commits)} transactions${rolled} and ${per(w.statements)} statements per message`;
+  const wal = (w.walBytes / Math.max(1, messages) / 1024).toFixed(1);
+  return `${per(w.commits)} transactions${rolled} and ${per(w.statements)} statements per message; WAL ${wal} KiB per message, ${w.checkpoints} checkpoints`;
+}
+
+/**
+ * A PostgreSQL process's part in the cluster, from the title it sets (`postgres: checkpointer`, `postgres: walwriter`,
+ * `postgres: autovacuum worker`, …); every client connection is a backend.
+ */
+function roleOf(pid: number, postmaster: number): string {
+  if (pid === postmaster) return "postmaster";
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+    const role = /^postgres: (checkpointer|background writer|walwriter|autovacuum \w+|logical replication \w+)/.exec(title);
+    return role?.[1] ?? "backends";
+  } catch {
+    return "backends";
+  }
+}
+
+/**
+ * PostgreSQL's CPU split by process role, so a results file can say whether a round's cost was its backends' work or
+ * the checkpointer's and autovacuum's, which fall into whichever round runs when they do.
+ */
+export class PgRoleCpuMeter {
+  private readonly start = new Map<number, number>();
+
+  constructor(
+    private readonly postmaster: number,
+    private readonly pids: () => number[],
+  ) {
+    for (const pid of pids()) this.start.set(pid, cpuSecondsOf(pid));
+  }
+
+  /** CPU seconds per role since construction. */
+  read(): Map<string, number> {
+    const byRole = new Map<string, number>();
+    for (const pid of this.pids()) {
+      const role = roleOf(pid, this.postmaster);
+      byRole.set(role, (byRole.get(role) ?? 0) + cpuSecondsOf(pid) - (this.start.get(pid) ?? 0));
+    }
+    return byRole;
+  }
+}
+
+/** Adds one reading of PgRoleCpuMeter to a running sum. */
+export function addRoles(sum: Map<string, number>, reading: Map<string, number>): void {
+  for (const [role, s] of reading) sum.set(role, (sum.get(role) ?? 0) + s);
+}
+
+/** "backends 120, checkpointer 9.1, walwriter 2.0 µs/msg". */
+export function rolesPerMessage(byRole: Map<string, number>, messages: number): string {
+  return [...byRole.entries()]
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, s]) => `${role} ${((s * 1e6) / Math.max(1, messages)).toFixed(1)}`)
+    .join(", ") + " µs/msg";
 }
 
 /** The statements that were sent most, per message: a Markdown table for the results file. */

@@ -4,7 +4,16 @@ import { findProfile, profileMarkdown, summarizeProfile } from "../lib/cpuprofil
 import { deliveryRun, type DeliveryRunResult } from "../lib/delivery-run.js";
 import { type FerryProcess, publishRequest, startFerry } from "../lib/ferry.js";
 import { makeBody, openLoop } from "../lib/generator.js";
-import { type PgWork, PgWorkMeter, statementTable, workBetween, workPerMessage } from "../lib/pg-stats.js";
+import {
+  addRoles,
+  type PgWork,
+  PgRoleCpuMeter,
+  PgWorkMeter,
+  rolesPerMessage,
+  statementTable,
+  workBetween,
+  workPerMessage,
+} from "../lib/pg-stats.js";
 import { CpuMeter } from "../lib/proc.js";
 import { BenchReceiver, SENT_HEADER } from "../lib/receiver.js";
 import { type BenchContext, pick, rounds, type Scenario } from "../lib/scenario.js";
@@ -25,6 +34,7 @@ interface PgSetup {
   receiver: BenchReceiver;
   /** The postmaster and its backends (re-read at the end of a measurement: backends come and go). */
   dbPids: () => number[];
+  postmaster: number;
 }
 
 /**
@@ -47,7 +57,7 @@ async function setUp(ctx: BenchContext, name: string, count: number): Promise<Pg
     nodes.push(node);
   }
   const postmaster = pg.pid();
-  return { pg, nodes, receiver, dbPids: () => [postmaster, ...childrenOf(postmaster)] };
+  return { pg, nodes, receiver, dbPids: () => [postmaster, ...childrenOf(postmaster)], postmaster };
 }
 
 interface Throughput {
@@ -63,6 +73,8 @@ interface RoundsWork {
   /** CPU seconds of the Ferry nodes and of PostgreSQL over all measured rounds. */
   ferryCpu: number;
   dbCpu: number;
+  /** PostgreSQL's CPU seconds by process role (backends, checkpointer, autovacuum, …). */
+  dbRoles: Map<string, number>;
 }
 
 /** P1's load, publishers spread round-robin over the nodes; the median of the rounds by delivered msg/s. */
@@ -75,11 +87,14 @@ async function throughput(ctx: BenchContext, s: PgSetup, n: number) {
   let delivered = 0;
   let dbCpu = 0;
   let allCpu = 0;
+  const dbRoles = new Map<string, number>();
   const once = async (total: number): Promise<Throughput> => {
     const db = new CpuMeter(s.dbPids);
     const all = new CpuMeter(serverPids);
+    const roles = new PgRoleCpuMeter(s.postmaster, s.dbPids);
     const r = await deliveryRun({ origin, receiver: s.receiver, serverPids, ...load, total, make });
     const t = { r, dbCpu: db.read().servers };
+    addRoles(dbRoles, roles.read());
     delivered += r.delivered;
     dbCpu += t.dbCpu;
     allCpu += all.read().servers;
@@ -90,9 +105,10 @@ async function throughput(ctx: BenchContext, s: PgSetup, n: number) {
   ctx.defer(() => meter.close());
   const before = await meter.read();
   delivered = dbCpu = allCpu = 0;
+  dbRoles.clear();
   const median = await medianOf(n, () => once(load.total), (t) => t.r.deliveredPerSec);
   const work = workBetween(before, await meter.read());
-  return { ...median, rounds: { work, delivered, ferryCpu: allCpu - dbCpu, dbCpu } satisfies RoundsWork };
+  return { ...median, rounds: { work, delivered, ferryCpu: allCpu - dbCpu, dbCpu, dbRoles } satisfies RoundsWork };
 }
 
 /** µs per message of Ferry's processes and of PostgreSQL's, over every measured round. */
@@ -113,7 +129,7 @@ function recordWork(ctx: BenchContext, key: string, scenario: string, w: RoundsW
     metric: "PostgreSQL CPU per message",
     value: cpu.db,
     unit: "µs",
-    detail: `${w.delivered} messages over every measured round; Ferry ${formatNumber(cpu.ferry)} µs/msg; ${workPerMessage(w.work, w.delivered)}`,
+    detail: `${w.delivered} messages over every measured round; Ferry ${formatNumber(cpu.ferry)} µs/msg; PostgreSQL by process: ${rolesPerMessage(w.dbRoles, w.delivered)}; ${workPerMessage(w.work, w.delivered)}`,
   });
   ctx.record({
     key: `${key}.xacts`,

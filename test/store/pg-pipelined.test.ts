@@ -41,7 +41,7 @@ describe.runIf(postgresAvailable())("PostgreSQL pipelined write transactions", (
     return { ...opened, store, relay };
   };
 
-  it("a publish run, with the outcomes riding along, is one round trip: BEGIN to COMMIT in one write", async () => {
+  it("a publish run, with the outcomes riding along, is one round trip and ONE statement, without BEGIN and COMMIT", async () => {
     const { store, relay, sql } = await open();
     // The first run reads the account's room (nothing known yet); its connections get their statements prepared.
     const [first] = await publish(store, [message()]);
@@ -52,17 +52,40 @@ describe.runIf(postgresAvailable())("PostgreSQL pipelined write transactions", (
     const [second] = await publish(store, [message(), message()]);
     expect(second!.message!.state).toBe("ACTIVE");
     expect(relay.turns()).toBe(1);
+    // The fast path's check, the INSERT and the flush composed into one statement (compose.ts).
+    expect(relay.statements()).toBe(1);
 
-    // A publish and a plain delivery's outcome of one tick share the transaction, still in one round trip.
+    // A publish and a plain delivery's outcome of one tick share the transaction, still in one round trip and one
+    // statement.
     relay.reset();
     const [next, answer] = await Promise.all([publish(store, [message()]), delivered(store, second!.message!)]);
     expect(answer).toBe(true);
     expect(relay.turns()).toBe(1);
+    expect(relay.statements()).toBe(1);
     const rows = await sql<{ id: string; state: string; xmin: string }>(
       "SELECT id, state, xmin::text AS xmin FROM messages WHERE id = ANY($1::text[])",
       [[second!.message!.id, next[0]!.messageId]],
     );
     expect(rows.map((r) => r.state).sort()).toEqual(["ACTIVE", "DELIVERED"]);
+    expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
+  });
+
+  it("a run with a statement that must be answered first sends BEGIN, what was held, and COMMIT: one transaction", async () => {
+    const { store, relay, sql } = await open();
+    await publish(store, [message()]);
+    await publish(store, [message()]);
+
+    // A flow-control key's settings are written with a statement whose answer the insert reads (flow-keys.ts).
+    relay.reset();
+    const keyed = message({ spec: { ...message().spec, flowControl: { key: "k-held", parallelism: 5, periodSec: 1 } } });
+    const [plain, withKey] = await Promise.all([publish(store, [message()]), publish(store, [keyed])]);
+    expect(plain![0]!.message!.state).toBe("ACTIVE");
+    expect(withKey![0]!.messageId).toMatch(/^msg/);
+    expect(relay.statements()).toBeGreaterThan(3); // BEGIN, the statements one by one, COMMIT
+    const rows = await sql<{ xmin: string }>("SELECT xmin::text AS xmin FROM messages WHERE id = ANY($1::text[])", [
+      [plain![0]!.messageId, withKey![0]!.messageId],
+    ]);
+    expect(rows).toHaveLength(2);
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
   });
 

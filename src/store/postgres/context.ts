@@ -14,6 +14,7 @@ import {
 } from "./rows.js";
 import { type MergeableOp, PgWriteBatcher, type Statement, type Tx, type WriteOp } from "./write-batcher.js";
 import { tokensExpectSql } from "./token-check.js";
+import { composable } from "./compose.js";
 
 export type { Tx } from "./write-batcher.js";
 
@@ -68,42 +69,41 @@ export interface PgContext {
   close(): Promise<void>;
 }
 
-const insertMessagesSql = { name: "ferry_insert_messages", text: messageInsertSql() };
+const insertMessagesSql = composable("ferry_insert_messages", [["inserted", messageInsertSql()]], []);
+
+const usageUpsertSql = (first: number) => `INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
+      SELECT u.*, pg_backend_pid() FROM unnest($${first}::text[], $${first + 1}::int8[], $${first + 2}::text[],
+        $${first + 3}::int8[], $${first + 4}::int8[]) AS u
+      ON CONFLICT (account_id, minute, metric, writer)
+      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes`;
+/** The flush's checks: the NOTIFY for other nodes and its publishes' cached tokens, parameters from `first`. */
+const flushChecks = (first: number) => [
+  `CASE WHEN $${first}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified`,
+  `${tokensExpectSql(`$${first + 1}`, `$${first + 2}`)} AS tokens_hold`,
+];
 /**
  * Everything a batch buffered, in ONE statement before COMMIT: its log entries (in order), its usage counters
  * (summed, in a fixed order), the NOTIFY for other nodes (pg_notify is delivered at COMMIT, only if it commits), and
  * the check of its publishes' cached tokens (token-check.ts: it fails the transaction when one no longer holds).
- * Round trips and statements are what a batch costs here, so they share one. The counters go to this connection's
- * own rows (`writer`, migration 066): transactions of other connections and nodes never wait for their lock.
+ * Round trips and statements are what a batch costs here, so they share one (in a pipelined run, one with the run's
+ * other statements: compose.ts). The counters go to this connection's own rows (`writer`, migration 066):
+ * transactions of other connections and nodes never wait for their lock.
  */
-const flushSql = {
-  name: "ferry_flush_batch",
-  text: `WITH logs_written AS (${unnestInsertSql("logs", LOG_COLUMNS)}),
-    usage_written AS (
-      INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
-      SELECT u.*, pg_backend_pid() FROM unnest($${LOG_COLUMNS.length + 1}::text[], $${LOG_COLUMNS.length + 2}::int8[],
-        $${LOG_COLUMNS.length + 3}::text[], $${LOG_COLUMNS.length + 4}::int8[], $${LOG_COLUMNS.length + 5}::int8[]) AS u
-      ON CONFLICT (account_id, minute, metric, writer)
-      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
-    SELECT CASE WHEN $${LOG_COLUMNS.length + 6}::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified,
-      ${tokensExpectSql(`$${LOG_COLUMNS.length + 7}`, `$${LOG_COLUMNS.length + 8}`)} AS tokens_hold`,
-};
+const flushSql = composable(
+  "ferry_flush_batch",
+  [
+    ["logs_written", unnestInsertSql("logs", LOG_COLUMNS)],
+    ["usage_written", usageUpsertSql(LOG_COLUMNS.length + 1)],
+  ],
+  flushChecks(LOG_COLUMNS.length + 6),
+);
 
 /**
  * The same without the log entries, for a batch that has none (plain messages: their rows derive CREATED, ACTIVE and
  * DELIVERED, docs/states.md "The message row"). An INSERT of no rows still opens `logs` and its indexes and locks
  * them, on every publish run.
  */
-const flushNoLogsSql = {
-  name: "ferry_flush_batch_no_logs",
-  text: `WITH usage_written AS (
-      INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
-      SELECT u.*, pg_backend_pid() FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[]) AS u
-      ON CONFLICT (account_id, minute, metric, writer)
-      DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes)
-    SELECT CASE WHEN $6::boolean THEN pg_notify('${DUE_CHANNEL}', '') END AS notified,
-      ${tokensExpectSql("$7", "$8")} AS tokens_hold`,
-};
+const flushNoLogsSql = composable("ferry_flush_batch_no_logs", [["usage_written", usageUpsertSql(1)]], flushChecks(6));
 
 export function openPgContext(o: PgStoreOptions): PgContext {
   const options = {
@@ -120,7 +120,7 @@ export function openPgContext(o: PgStoreOptions): PgContext {
   const batcher = new PgWriteBatcher(
     pool,
     async (pipe, { logs, usage, notifyDue, tokenChecks }) => {
-      // Sent, not flushed: it leaves with the COMMIT the batcher sends right after (write-batcher.ts).
+      // Held: it leaves with the COMMIT the batcher sends right after, or composed with the run (write-batch-tx.ts).
       const rest = [
         usage.map((r) => r.accountId),
         usage.map((r) => r.minute),
@@ -131,8 +131,8 @@ export function openPgContext(o: PgStoreOptions): PgContext {
         tokenChecks.map((c) => c.accountId),
         tokenChecks.map((c) => c.token),
       ];
-      if (logs.length === 0) await pipe.send(flushNoLogsSql, rest);
-      else await pipe.send(flushSql, [...columnsOf(logs.map(logValues), LOG_COLUMNS.length), ...rest]);
+      if (logs.length === 0) await pipe.sendLater(flushNoLogsSql, rest);
+      else await pipe.sendLater(flushSql, [...columnsOf(logs.map(logValues), LOG_COLUMNS.length), ...rest]);
     },
     // Leave connections for reads and lease renewals while writes are busy.
     Math.max(1, Math.min(4, options.poolSize - 2)),

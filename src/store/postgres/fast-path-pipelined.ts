@@ -2,6 +2,7 @@ import type { NewMessage } from "../../domain/message.js";
 import { DEFAULT_CAP, mayHaveGrantedShare, PLAN_CAPS, PLAN_NAMES } from "./flow-fast-path.js";
 import type { InsertItem } from "../store.js";
 import type { Tx } from "./write-batch-tx.js";
+import { composable } from "./compose.js";
 
 /**
  * The publish fast path's gate in a pipelined run (write-batch-tx.ts, Tx.pipelined): instead of reading the account's
@@ -15,14 +16,17 @@ import type { Tx } from "./write-batch-tx.js";
  * `fastPathRoom` (src/domain/flow-claim.ts) written in SQL: no plan, or no wait list and `active + wanted` within the
  * plan's max_global_parallelism.
  */
-const expectRoomSql = {
-  name: "ferry_flow_fast_path_expect",
-  text: `SELECT ferry_expect(coalesce((
+const expectRoomSql = composable(
+  "ferry_flow_fast_path_expect",
+  [],
+  [
+    `ferry_expect(coalesce((
       SELECT f.plan IS NULL OR (NOT f.waiting AND f.active + $2 <= coalesce(c.cap, $5))
       FROM ferry_flow_fast_path($1, $2, $6, $7, $3, $4, $5) f
         LEFT JOIN unnest($3::text[], $4::int8[]) AS c(plan, cap) ON c.plan = f.plan
     ), FALSE), 'the publish fast path''s room') AS ok`,
-};
+  ],
+);
 
 /** Every plan's max_global_parallelism, and the one an unknown plan name gets: the ordinary gate's. */
 const PLAN_CAPS_ARGS = [PLAN_NAMES, PLAN_CAPS, DEFAULT_CAP] as const;

@@ -13,6 +13,7 @@ import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { KnownRoom } from "./fast-path-pipelined.js";
 import { checkTokens } from "./token-check.js";
+import { composable } from "./compose.js";
 import { type MessageRow, messageFromRow } from "./rows.js";
 import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
@@ -96,10 +97,12 @@ const finishDeliveredKeptSql = {
  * fails the transaction when one was lost meanwhile (a rescued lease). Then the batch runs again reading which rows
  * ended. `$n`: how many rows the statement must end.
  */
-const expectingAll = (sql: { name: string; text: string }, n: number) => ({
-  name: `${sql.name}_expect`,
-  text: `WITH ended AS (${sql.text}) SELECT ferry_expect(count(*) = $${n}, 'a delivery''s lease') AS ok FROM ended`,
-});
+const expectingAll = (sql: { name: string; text: string }, n: number) =>
+  composable(
+    `${sql.name}_expect`,
+    [[`${sql.name}_ended`, sql.text]],
+    [`(SELECT ferry_expect(count(*) = $${n}, 'a delivery''s lease') FROM ${sql.name}_ended) AS ok`],
+  );
 const finishDeliveredExpectSql = expectingAll(finishDeliveredSql, 3);
 const finishDeliveredKeptExpectSql = expectingAll(finishDeliveredKeptSql, 5);
 /** The first lease of rows that derive their log is stamped on them (docs/states.md "The message row"). */

@@ -1,13 +1,17 @@
-import type pg from "pg";
 import type { LogEntry } from "../../domain/log.js";
 import { timerDelay } from "../../domain/timers.js";
 import type { TokenCheck, UsageMetric } from "../store.js";
+import type { ComposableStatement } from "./compose.js";
+import type { Pipe } from "./pipe.js";
 
 /* What one operation of a group-commit batch sees (Tx) and the pieces of a batch's run; the batching itself is
  * write-batcher.ts. */
 
-/** A statement: plain text, or named so each connection prepares it once (hot statements). */
-export type Statement = string | { name: string; text: string };
+/**
+ * A statement: plain text, or named so each connection prepares it once (hot statements), or written to be composed
+ * with the others of a pipelined run into one (compose.ts).
+ */
+export type Statement = string | { name: string; text: string } | ComposableStatement;
 
 /**
  * What a write operation gets: statements run on the batch's connection, inside its transaction. Log entries,
@@ -24,7 +28,8 @@ export interface Tx {
   execute(statement: Statement, values?: unknown[]): Promise<number>;
   /**
    * Runs a statement whose rows the operation does not need. In a pipelined run (`pipelined`) it is only sent: it
-   * leaves together with the rest of the transaction and its COMMIT, and is checked once they are answered; if it
+   * leaves together with the rest of the transaction and its COMMIT (composed with them into one statement when it
+   * is a ComposableStatement and so are they, compose.ts), and is checked once they are answered; if it
    * failed, nothing was committed and the whole batch runs again, not pipelined, where `defer` waits for its
    * statement like `execute`. So a deferred statement may also check a premise the operation took for granted and
    * fail when it does not hold (`ferry_expect`, migration 069).
@@ -106,70 +111,6 @@ export const CONFLICT_ATTEMPTS = 5;
 export function conflictPause(tries: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, timerDelay(Math.random() * Math.min(200, 10 * 2 ** tries))));
 }
-const queryConfig = (statement: Statement, values: unknown[]) =>
-  typeof statement === "string" ? { text: statement, values } : { ...statement, values };
-
-/**
- * A batch's connection with its writes held back until they are needed: statements sent in a row (BEGIN and the
- * first statement, the deferred ones, the flush and COMMIT) leave in one socket write, and PostgreSQL reads them in
- * one go. pg writes each statement on its own otherwise (pipeline mode sends without waiting, but one write each),
- * and on loopback each write also does the server's side of the work. Anything awaited flushes first.
- */
-export class Pipe {
-  private corked = false;
-  /** The deferred statements of the current run, in the order they were sent. */
-  readonly deferred: Promise<unknown>[] = [];
-
-  constructor(readonly client: pg.PoolClient) {}
-
-  /** Sends without waiting (held back until `flush`). */
-  send(statement: Statement, values: unknown[] = []): Promise<pg.QueryResult> {
-    if (!this.corked) {
-      this.corked = true;
-      socketOf(this.client)?.cork();
-    }
-    return this.client.query(queryConfig(statement, values));
-  }
-
-  /** Lets everything held back leave now (one write). */
-  flush(): void {
-    if (!this.corked) return;
-    this.corked = false;
-    socketOf(this.client)?.uncork();
-  }
-
-  /** Sends, flushes and waits for the answer. */
-  query(statement: Statement, values: unknown[] = []): Promise<pg.QueryResult> {
-    const result = this.send(statement, values);
-    this.flush();
-    return result;
-  }
-
-  /** The first failure among the deferred statements sent so far (they are answered in order), if any. */
-  async deferredFailure(): Promise<unknown> {
-    for (const d of this.deferred) {
-      try {
-        await d;
-      } catch (error) {
-        return error ?? new Error("deferred statement failed");
-      }
-    }
-    return undefined;
-  }
-}
-
-/**
- * The client's socket. pg keeps it as `connection.stream` (not in its types); without it statements simply leave
- * one write each, as before.
- */
-function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
-    ?.stream;
-  return stream && typeof stream.cork === "function" && typeof stream.uncork === "function"
-    ? (stream as { cork(): void; uncork(): void })
-    : undefined;
-}
-
 export function txFor(pipe: Pipe, buffer: OpBuffer, pipelined: boolean): Tx {
   return {
     pipelined,
@@ -180,7 +121,7 @@ export function txFor(pipe: Pipe, buffer: OpBuffer, pipelined: boolean): Tx {
         await pipe.query(statement, values);
         return;
       }
-      const sent = pipe.send(statement, values);
+      const sent = pipe.sendLater(statement, values);
       sent.catch(() => {}); // checked by the batch (Pipe.deferredFailure), never unhandled
       pipe.deferred.push(sent);
     },

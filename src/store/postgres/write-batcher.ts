@@ -4,13 +4,13 @@ import { classifyError, isExpectFailure, isRetryableConflict, isUnavailableError
 import type { TokenCheck } from "../store.js";
 import { recordCommit } from "../../metrics/metrics.js";
 import { timerDelay } from "../../domain/timers.js";
+import { Pipe } from "./pipe.js";
 import {
   CONFLICT_ATTEMPTS,
   conflictPause,
   MAX_OPS_PER_COMMIT,
   NOTHING_BUFFERED,
   OpBuffer,
-  Pipe,
   type Tx,
   txFor,
   type UsageRow,
@@ -334,9 +334,10 @@ export class PgWriteBatcher {
     mode: "optimistic" | "savepoints" | "single",
     pipelined: boolean,
   ): Promise<"done" | "retry" | "careful"> {
-    const pipe = new Pipe(client);
+    const piped = pipelined && mode !== "savepoints";
+    const pipe = new Pipe(client, piped);
     try {
-      return await this.attemptOn(pipe, batch, mode, pipelined && mode !== "savepoints");
+      return await this.attemptOn(pipe, batch, mode, piped);
     } finally {
       pipe.flush(); // never leave the connection holding back writes
     }
@@ -348,9 +349,10 @@ export class PgWriteBatcher {
     mode: "optimistic" | "savepoints" | "single",
     pipelined: boolean,
   ): Promise<"done" | "retry" | "careful"> {
-    // BEGIN goes out together with the first statement (one write): one round trip less per batch. It can only
-    // fail with the connection, and then every statement after it fails too; it is checked before resolving anyway.
-    const begun = pipe.send("BEGIN");
+    // BEGIN goes out together with the first statement (one write): one round trip less per batch; in a pipelined
+    // run only if a statement cannot wait to be composed (write-batch-tx.ts, Pipe). It can only fail with the
+    // connection, and then every statement after it fails too; it is checked before resolving anyway.
+    const begun = pipe.begin();
     begun.catch(() => {});
     /**
      * An operation failed: when a deferred statement sent before it failed, that failure aborted the transaction
@@ -360,7 +362,7 @@ export class PgWriteBatcher {
       const cause = await pipe.deferredFailure();
       if (cause === undefined) return undefined;
       if (isUnavailableError(cause) || isRetryableConflict(cause)) throw cause;
-      await pipe.query("ROLLBACK");
+      await pipe.rollback();
       return "careful";
     };
     const results: OpResult[] = [];
@@ -381,7 +383,7 @@ export class PgWriteBatcher {
         } catch (error) {
           if ((await deferredFirst()) === "careful") return "careful";
           if (isUnavailableError(error)) throw error;
-          await pipe.query("ROLLBACK");
+          await pipe.rollback();
           return "retry";
         }
       }
@@ -400,11 +402,11 @@ export class PgWriteBatcher {
           if ((await deferredFirst()) === "careful") return "careful";
           if (isUnavailableError(error)) throw error;
           if (mode === "optimistic") {
-            await pipe.query("ROLLBACK");
+            await pipe.rollback();
             return "retry";
           }
           if (mode === "single") {
-            await pipe.query("ROLLBACK");
+            await pipe.rollback();
             if (isRetryableConflict(error) && tries < CONFLICT_ATTEMPTS) {
               await conflictPause(tries);
               // Not pipelined any more: what it deferred before was rolled back with the transaction.
@@ -426,12 +428,12 @@ export class PgWriteBatcher {
         }
       }
     }
-    // Flush and COMMIT go out together, in one write with whatever was deferred: the counters' row locks the flush
-    // takes are released without waiting for a round trip through this busy event loop. Other batches, of this
-    // node and of others, queue on those rows, so that wait would become everybody's. A failed statement turns the
-    // COMMIT into a ROLLBACK on the server.
+    // Flush and COMMIT go out together, in one write with whatever was deferred (or composed with it into one
+    // statement): the counters' row locks the flush takes are released without waiting for a round trip through
+    // this busy event loop. Other batches, of this node and of others, queue on those rows, so that wait would
+    // become everybody's. A failed statement turns the COMMIT into a ROLLBACK on the server.
     const flushed = this.flush(pipe, results);
-    const committed = pipe.send("COMMIT");
+    const committed = pipe.commit();
     pipe.flush();
     const [begin, flush, commit] = await Promise.allSettled([begun, flushed, committed]);
     if (begin.status === "rejected") throw begin.reason;
