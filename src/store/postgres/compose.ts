@@ -9,6 +9,12 @@
  */
 
 /**
+ * A statement: plain text, or named so each connection prepares it once (hot statements), or written to be composed
+ * with the others of a pipelined run into one.
+ */
+export type Statement = string | { name: string; text: string } | ComposableStatement;
+
+/**
  * A statement written so that it can be composed with others: data-modifying or reading `steps` (common table
  * expressions, `alias AS (sql)`) and `checks`, scalar expressions over them, each evaluated once. Its own text is
  * `WITH steps SELECT checks`, so alone it does what it does composed. `$1`… are its own parameters; they must

@@ -1,6 +1,5 @@
 import type pg from "pg";
-import { compose, type ComposableStatement } from "./compose.js";
-import type { Statement } from "./write-batch-tx.js";
+import { compose, type ComposableStatement, type Statement } from "./compose.js";
 
 /* The connection of one group-commit run, with its statements held back until they must leave (write-batcher.ts). */
 

@@ -1,17 +1,13 @@
 import type { LogEntry } from "../../domain/log.js";
 import { timerDelay } from "../../domain/timers.js";
 import type { TokenCheck, UsageMetric } from "../store.js";
-import type { ComposableStatement } from "./compose.js";
+import type { Statement } from "./compose.js";
 import type { Pipe } from "./pipe.js";
 
 /* What one operation of a group-commit batch sees (Tx) and the pieces of a batch's run; the batching itself is
  * write-batcher.ts. */
 
-/**
- * A statement: plain text, or named so each connection prepares it once (hot statements), or written to be composed
- * with the others of a pipelined run into one (compose.ts).
- */
-export type Statement = string | { name: string; text: string } | ComposableStatement;
+export type { Statement } from "./compose.js";
 
 /**
  * What a write operation gets: statements run on the batch's connection, inside its transaction. Log entries,
