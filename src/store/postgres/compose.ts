@@ -4,8 +4,8 @@
  * A publish run used to send BEGIN, the fast path's check, the INSERT, the outcomes' UPDATE, the flush and COMMIT:
  * six statements, each with its own parse of the protocol messages, portal, executor start and end, snapshot and
  * answer. Written as one statement in autocommit, the same work costs the database about 240 µs less per run
- * (bench/pg-ab.ts). That is what the run costs whatever it holds, so it is what three nodes pay three times as often
- * as one.
+ * (docs/postgres.md, where it is measured). That is what the run costs whatever it holds, so it is what three nodes
+ * pay three times as often as one.
  */
 
 /**
@@ -51,9 +51,11 @@ const composedNames = new Map<string, string>();
  * same statement twice, e.g. two accounts' fast-path checks): those are sent one by one.
  *
  * Composed, every step sees the run's starting snapshot and none sees another's writes, so the statements composed
- * must not read what another of them writes, nor write the same rows. They keep their order where it matters: the
- * checks are evaluated in order (a step a check reads runs then), and steps no check reads (the inserts) run after
- * all checks, when PostgreSQL finishes the statement. A check that fails fails the statement, and nothing is written.
+ * must not read what another of them writes, nor write the same rows. The checks are evaluated in order (a step a
+ * check reads runs then), and steps no check reads (the inserts) run after all checks, when PostgreSQL finishes the
+ * statement. Nothing relies on that order for correctness: were the fast path's function to count the run's own
+ * inserts, it would only find less room and refuse (the run then goes again, reading). A check that fails fails the
+ * statement, and nothing is written.
  */
 export function compose(
   parts: readonly { statement: ComposableStatement; values: readonly unknown[] }[],

@@ -350,7 +350,7 @@ export class PgWriteBatcher {
     pipelined: boolean,
   ): Promise<"done" | "retry" | "careful"> {
     // BEGIN goes out together with the first statement (one write): one round trip less per batch; in a pipelined
-    // run only if a statement cannot wait to be composed (write-batch-tx.ts, Pipe). It can only fail with the
+    // run only if a statement cannot wait to be composed (pipe.ts). It can only fail with the
     // connection, and then every statement after it fails too; it is checked before resolving anyway.
     const begun = pipe.begin();
     begun.catch(() => {});
