@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setFerryRoot } from "./lib/ferry.js";
-import { describeMachine, settleDisk } from "./lib/machine.js";
+import { describeMachine } from "./lib/machine.js";
 import { NoiseMeter } from "./lib/noise.js";
 import { repoRoot, run } from "./lib/proc.js";
 import { judgeAll, markdownTable, textTable } from "./lib/report.js";
@@ -155,8 +155,6 @@ async function main(): Promise<void> {
       section: (title, body) => sections.push({ title, body }),
       defer: (cleanup) => cleanups.push(cleanup),
     };
-    const settled = await settleDisk();
-    if (settled >= 1) log(`${scenario.id}: waited ${settled.toFixed(1)} s for the previous writes to reach the disk`);
     const t0 = Date.now();
     log(`${scenario.id}: ${scenario.title} …`);
     const noise = new NoiseMeter(workDir);
