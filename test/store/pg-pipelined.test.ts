@@ -89,6 +89,31 @@ describe.runIf(postgresAvailable())("PostgreSQL pipelined write transactions", (
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
   });
 
+  it("a run holding the finishes of two lease owners is not composed (the same steps twice): one transaction all the same", async () => {
+    const { store, relay, sql } = await open();
+    const [ofA] = await publish(store, [message()]);
+    const [ofB] = await store.messageInsertMany({
+      items: [{ message: message(), leaseOwner: "node-b", leaseUntil: NOW + 60_000 }],
+      now: NOW,
+      dedupWindowMs: 0,
+    });
+    expect(ofB!.message!.state).toBe("ACTIVE");
+
+    relay.reset();
+    const answers = await Promise.all([
+      delivered(store, ofA!.message!),
+      finishDelivered(store, ofB!.message!, "node-b", NOW + 1),
+    ]);
+    expect(answers).toEqual([true, true]);
+    expect(relay.statements()).toBeGreaterThan(1); // BEGIN, both finishes, the flush, COMMIT
+    const rows = await sql<{ state: string; xmin: string }>(
+      "SELECT state, xmin::text AS xmin FROM messages WHERE id = ANY($1::text[])",
+      [[ofA!.messageId, ofB!.messageId]],
+    );
+    expect(rows.map((r) => r.state)).toEqual(["DELIVERED", "DELIVERED"]);
+    expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
+  });
+
   it("when the account's room is gone since it was read, the run commits nothing and runs again reading it", async () => {
     // A bound of 200 (no node takes a share of it: docs/postgres.md "Shares of the global bound"), so every start
     // is counted on the account's row, as other nodes' starts are.

@@ -48,7 +48,7 @@ const composedNames = new Map<string, string>();
 
 /**
  * The statements of a run as one, in their order, or undefined when two of them would share a step's alias (the
- * same statement twice, e.g. two accounts' fast-path checks): those are sent one by one.
+ * same statement with steps twice, e.g. the finishes of two lease owners): those are sent one by one.
  *
  * Composed, every step sees the run's starting snapshot and none sees another's writes, so the statements composed
  * must not read what another of them writes, nor write the same rows. The checks are evaluated in order (a step a

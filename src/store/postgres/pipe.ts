@@ -82,17 +82,13 @@ export class Pipe {
    */
   commit(): Promise<unknown> {
     if (this.composing) {
-      const held = this.held;
-      if (held.length === 0) {
-        this.composing = false;
-        this.settleBegin?.resolve();
+      if (this.held.length === 0) {
+        this.endComposing();
         return Promise.resolve();
       }
-      const composed = compose(held);
+      const composed = compose(this.held);
       if (composed !== undefined) {
-        this.composing = false;
-        this.held = [];
-        this.settleBegin?.resolve();
+        const held = this.endComposing();
         const result = this.sendNow(composed.statement, composed.values);
         for (const h of held) result.then(h.resolve, h.reject);
         return result;
@@ -103,14 +99,18 @@ export class Pipe {
 
   /** Rolls the run back; when composing nothing was sent, so what was held is simply dropped. */
   rollback(): Promise<unknown> {
-    if (this.composing) {
-      this.composing = false;
-      for (const h of this.held) h.reject(new Error("rolled back before it was sent"));
-      this.held = [];
-      this.settleBegin?.resolve();
-      return Promise.resolve();
-    }
-    return this.query("ROLLBACK");
+    if (!this.composing) return this.query("ROLLBACK");
+    for (const h of this.endComposing()) h.reject(new Error("rolled back before it was sent"));
+    return Promise.resolve();
+  }
+
+  /** Composing ends without BEGIN (nothing opened a transaction): returns what was held. */
+  private endComposing(): Held[] {
+    const held = this.held;
+    this.composing = false;
+    this.held = [];
+    this.settleBegin?.resolve();
+    return held;
   }
 
   /** The first failure among the deferred statements sent so far (they are answered in order), if any. */
