@@ -4,6 +4,7 @@ import type { Message, NewMessage } from "../../domain/message.js";
 import { classifyError, createPool } from "./connection.js";
 import { noteFlowKeys } from "./flow-keys.js";
 import {
+  arrayRows,
   columnsOf,
   LOG_COLUMNS,
   logValues,
@@ -71,9 +72,15 @@ export interface PgContext {
 
 const insertMessagesSql = composable("ferry_insert_messages", [["inserted", messageInsertSql()]], []);
 
+const USAGE_COLUMNS = [
+  ["account_id", "text"],
+  ["minute", "int8"],
+  ["metric", "text"],
+  ["count", "int8"],
+  ["bytes", "int8"],
+] as const;
 const usageUpsertSql = (first: number) => `INSERT INTO usage (account_id, minute, metric, count, bytes, writer)
-      SELECT u.*, pg_backend_pid() FROM unnest($${first}::text[], $${first + 1}::int8[], $${first + 2}::text[],
-        $${first + 3}::int8[], $${first + 4}::int8[]) AS u
+      SELECT u.*, pg_backend_pid() FROM ${arrayRows("u", USAGE_COLUMNS, first)}
       ON CONFLICT (account_id, minute, metric, writer)
       DO UPDATE SET count = usage.count + excluded.count, bytes = usage.bytes + excluded.bytes`;
 /** The flush's checks: the NOTIFY for other nodes and its publishes' cached tokens, parameters from `first`. */

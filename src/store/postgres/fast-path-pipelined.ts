@@ -3,6 +3,7 @@ import { DEFAULT_CAP, mayHaveGrantedShare, PLAN_CAPS, PLAN_NAMES } from "./flow-
 import type { InsertItem } from "../store.js";
 import type { Tx } from "./write-batch-tx.js";
 import { composable } from "./compose.js";
+import { arrayRows } from "./rows.js";
 
 /**
  * The publish fast path's gate in a pipelined run (write-batch-tx.ts, Tx.pipelined): instead of reading the account's
@@ -23,7 +24,7 @@ const expectRoomSql = composable(
     `ferry_expect(coalesce((
       SELECT f.plan IS NULL OR (NOT f.waiting AND f.active + $2 <= coalesce(c.cap, $5))
       FROM ferry_flow_fast_path($1, $2, $6, $7, $3, $4, $5) f
-        LEFT JOIN unnest($3::text[], $4::int8[]) AS c(plan, cap) ON c.plan = f.plan
+        LEFT JOIN ${arrayRows("c", [["plan", "text"], ["cap", "int8"]], 3)} ON c.plan = f.plan
     ), FALSE), 'the publish fast path''s room') AS ok`,
   ],
 );

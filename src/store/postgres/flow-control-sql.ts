@@ -1,4 +1,12 @@
 import { WAKE_BATCH } from "../../domain/flow-claim.js";
+import { arrayRows } from "./rows.js";
+
+/** A flow-control key's identity as parallel arrays (arrayRows), and with its configuration (flow-keys.ts). */
+export const KEY_COLUMNS = [
+  ["account_id", "text"],
+  ["key", "text"],
+] as const;
+export const KEY_CONFIG_COLUMNS = [...KEY_COLUMNS, ["parallelism", "int"], ["rate", "int"], ["period_sec", "int"]] as const;
 
 /**
  * The SQL of the PostgreSQL claim (flow-control.ts): the statements that lock, load and apply what
@@ -40,7 +48,7 @@ export const ensureAccounts = {
 };
 export const lockKeys = (skip: boolean) => ({
   name: skip ? "ferry_flow_try_lock_keys" : "ferry_flow_lock_keys",
-  text: `SELECT f.* FROM flow_keys f JOIN unnest($1::text[], $2::text[]) AS u(account_id, key)
+  text: `SELECT f.* FROM flow_keys f JOIN ${arrayRows("u", KEY_COLUMNS)}
       ON f.account_id = u.account_id AND f.key = u.key
     ORDER BY f.account_id, f.key FOR UPDATE OF f${skip ? " SKIP LOCKED" : ""}`,
 });
@@ -48,8 +56,7 @@ export const lockKeys = (skip: boolean) => ({
 export const ensureKeys = {
   name: "ferry_flow_ensure_keys",
   text: `INSERT INTO flow_keys (account_id, key, parallelism, rate, period_sec, created_at)
-    SELECT u.*, $6::int8 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
-      AS u(account_id, key, parallelism, rate, period_sec)
+    SELECT u.*, $6::int8 FROM ${arrayRows("u", KEY_CONFIG_COLUMNS)}
     WHERE NOT EXISTS (SELECT 1 FROM flow_keys f WHERE f.account_id = u.account_id AND f.key = u.key)
     ON CONFLICT (account_id, key) DO NOTHING`,
 };
@@ -79,7 +86,7 @@ export const countActive = {
       FROM unnest($1::text[]) AS a(account_id)
     UNION ALL
     SELECT m.account_id, m.flow_key, count(*)::int FROM messages m
-      JOIN unnest($2::text[], $3::text[]) AS u(account_id, key) ON m.account_id = u.account_id AND m.flow_key = u.key
+      JOIN ${arrayRows("u", KEY_COLUMNS, 2)} ON m.account_id = u.account_id AND m.flow_key = u.key
       WHERE m.state = 'ACTIVE' AND m.flow_key IS NOT NULL GROUP BY m.account_id, m.flow_key`,
 };
 /**
@@ -93,7 +100,7 @@ export const lockOwnShares = {
 /** The deliveries this claim started for its own node count against that node's shares (held: lockOwnShares). */
 export const addToOwnShares = {
   name: "ferry_flow_add_to_own_shares",
-  text: `UPDATE flow_shares s SET bound = s.bound + u.n FROM unnest($1::text[], $3::int8[]) AS u(account_id, n)
+  text: `UPDATE flow_shares s SET bound = s.bound + u.n FROM ${arrayRows("u", [["account_id", "text"], ["n", "int8"]], ["$1", "$3"])}
     WHERE s.account_id = u.account_id AND s.node = $2`,
 };
 /**
@@ -102,7 +109,7 @@ export const addToOwnShares = {
  */
 export const release = {
   name: "ferry_flow_release",
-  text: `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) AS r(account_id, key, room)),
+  text: `WITH r AS (SELECT * FROM ${arrayRows("r", [...KEY_COLUMNS, ["room", "int"]])}),
     picked AS (
       SELECT w.seq FROM r CROSS JOIN LATERAL (
         SELECT m.seq FROM messages m WHERE r.key IS NOT NULL AND m.state = 'WAITING' AND m.account_id = r.account_id
@@ -132,7 +139,7 @@ export const apply = {
       wait_reason = u.reason,
       lease_owner = CASE WHEN u.reason IS NULL THEN $3 END,
       lease_until = CASE WHEN u.reason IS NULL THEN $4::int8 END
-    FROM unnest($1::int8[], $2::text[]) AS u(seq, reason) WHERE m.seq = u.seq`,
+    FROM ${arrayRows("u", [["seq", "int8"], ["reason", "text"]])} WHERE m.seq = u.seq`,
 };
 /** Windows and next wake times of the keys looked at; a key without waiting messages has nothing to wake. */
 export const saveKeys = {
@@ -140,14 +147,13 @@ export const saveKeys = {
   text: `UPDATE flow_keys f SET rate_count = u.rate_count, period_start = u.period_start,
       wake_at = CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.state = 'WAITING' AND m.account_id = f.account_id
         AND m.flow_key = f.key AND m.wait_reason = 'key') THEN u.wake_at END
-    FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int8[])
-      AS u(account_id, key, rate_count, period_start, wake_at)
+    FROM ${arrayRows("u", [...KEY_COLUMNS, ["rate_count", "int"], ["period_start", "int8"], ["wake_at", "int8"]])}
     WHERE f.account_id = u.account_id AND f.key = u.key`,
 };
 export const saveAccounts = {
   name: "ferry_flow_save_accounts",
   text: `UPDATE flow_accounts f SET wake_at = CASE WHEN u.parked OR EXISTS (SELECT 1 FROM messages m
         WHERE m.state = 'WAITING' AND m.wait_reason = 'global' AND m.account_id = f.account_id) THEN u.wake_at END
-    FROM unnest($1::text[], $2::boolean[], $3::int8[]) AS u(account_id, parked, wake_at)
+    FROM ${arrayRows("u", [["account_id", "text"], ["parked", "boolean"], ["wake_at", "int8"]])}
     WHERE f.account_id = u.account_id`,
 };

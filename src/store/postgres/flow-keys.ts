@@ -1,5 +1,7 @@
 import type { NewMessage } from "../../domain/message.js";
 import type { Tx } from "./write-batcher.js";
+import { KEY_CONFIG_COLUMNS } from "./flow-control-sql.js";
+import { arrayRows } from "./rows.js";
 
 /**
  * A message's Svc-Flow-Control-Value configures its key (the latest message wins), except for pinned parts
@@ -14,8 +16,7 @@ import type { Tx } from "./write-batcher.js";
 const noteSql = {
   name: "ferry_flow_note_keys",
   text: `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
-        AS i(account_id, key, parallelism, rate, period_sec)),
+      SELECT * FROM ${arrayRows("i", KEY_CONFIG_COLUMNS)}),
     changed AS (
       UPDATE flow_keys f SET
         parallelism = CASE WHEN f.pinned_parallelism THEN f.parallelism ELSE i.parallelism END,

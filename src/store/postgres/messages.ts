@@ -14,7 +14,7 @@ import { fastPathGate } from "./flow-fast-path.js";
 import { KnownRoom } from "./fast-path-pipelined.js";
 import { checkTokens } from "./token-check.js";
 import { composable } from "./compose.js";
-import { type MessageRow, messageFromRow } from "./rows.js";
+import { arrayRows, type MessageRow, messageFromRow } from "./rows.js";
 import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
 /** Rows being finished right now are locked: skipping them avoids waiting (and deadlocking) on the finisher. */
@@ -88,7 +88,7 @@ const finishDeliveredKeptSql = {
   name: "ferry_finish_delivered_kept_many",
   text: `UPDATE messages m SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
       finished_at = u.now, last_status = u.status, attempts = m.attempts + 1, finished_seq = nextval('log_seq')
-    FROM unnest($1::text[], $3::int8[], $4::int4[]) AS u(id, now, status)
+    FROM ${arrayRows("u", [["id", "text"], ["now", "int8"], ["status", "int4"]], ["$1", "$3", "$4"])}
     WHERE m.id = u.id AND m.lease_owner = $2 AND m.state = 'ACTIVE' RETURNING m.id`,
 };
 /**
@@ -109,7 +109,7 @@ const finishDeliveredKeptExpectSql = expectingAll(finishDeliveredKeptSql, 5);
 const firstLeaseSql = {
   name: "ferry_first_lease",
   text: `UPDATE messages m SET first_leased_at = $2, active_seq = nextval('log_seq')
-    FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord) WHERE m.id = u.id AND m.first_leased_at IS NULL`,
+    FROM ${arrayRows("u", [["id", "text"]])} WHERE m.id = u.id AND m.first_leased_at IS NULL`,
 };
 /** Cancelled rows that derive their log record how they ended before they leave the live set (queues.ts). */
 const stampCanceledSql = {

@@ -10,6 +10,7 @@ import {
 import { type QueueRow, queueFromRow } from "../rows-shared.js";
 import type { QueueQueries } from "../adapter-parts.js";
 import type { PgContext, Tx } from "./context.js";
+import { arrayRows } from "./rows.js";
 
 /**
  * FIFO queues on PostgreSQL, with several nodes sharing the database. The rules are src/domain/queue-slots.ts, as
@@ -76,16 +77,21 @@ export interface FinishPlan {
 const keyOf = (accountId: string, queueName: string) => `${accountId}\u0000${queueName}`;
 
 /** Locks several queues in one statement, in a fixed order (bytewise account, then name) on every node. */
+/** A queue's identity as parallel arrays (arrayRows). */
+const QUEUE_KEY_COLUMNS = [
+  ["a", "text"],
+  ["n", "text"],
+] as const;
 const lockQueuesSql = {
   name: "ferry_queue_lock_many",
   text: `SELECT account_id, name, parallelism, paused FROM queues
-    WHERE (account_id, name) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+    WHERE (account_id, name) IN (SELECT * FROM ${arrayRows("w", QUEUE_KEY_COLUMNS)})
     ORDER BY account_id COLLATE "C", name COLLATE "C" FOR UPDATE`,
 };
 const createDefaultsSql = {
   name: "ferry_queue_create_defaults",
   text: `INSERT INTO queues (account_id, name, parallelism, paused, created_at, updated_at)
-    SELECT a, n, 1, FALSE, $3, $3 FROM unnest($1::text[], $2::text[]) AS w(a, n)
+    SELECT a, n, 1, FALSE, $3, $3 FROM ${arrayRows("w", QUEUE_KEY_COLUMNS)}
     ORDER BY a COLLATE "C", n COLLATE "C"
     ON CONFLICT (account_id, name) DO NOTHING`,
 };

@@ -10,7 +10,7 @@ export type MessageRow = SharedMessageRow<boolean>;
 
 /**
  * Column order of a message insert. messages.ts inserts many rows in one statement by passing one array per
- * column to unnest(), so the SQL text never changes with the row count (and is prepared once per connection).
+ * column (arrayRows), so the SQL text never changes with the row count (and is prepared once per connection).
  */
 export const MESSAGE_COLUMNS = [
   ["id", "text"],
@@ -43,17 +43,38 @@ export const MESSAGE_COLUMNS = [
 
 /**
  * The message insert: unnestInsertSql plus the row's positions in the log (src/store/derived-log.ts), drawn from
- * `log_seq` (migration 060) in row order after the sort (volatile expressions are computed after it): `seq` for the
- * CREATED entry, then `active_seq` for the first ACTIVE entry of a row inserted leased that derives its log.
+ * `log_seq` (migration 060) in row order (arrayRows): `seq` for the CREATED entry, then `active_seq` for the first
+ * ACTIVE entry of a row inserted leased that derives its log.
  */
 export function messageInsertSql(): string {
   const names = MESSAGE_COLUMNS.map(([c]) => c);
-  const arrays = MESSAGE_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`);
   return `INSERT INTO messages (seq, active_seq, ${names.join(", ")})
     SELECT nextval('log_seq'), CASE WHEN first_leased_at IS NULL THEN NULL ELSE nextval('log_seq') END,
       ${names.join(", ")}
-    FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS r(${names.join(", ")}, ord)
-    ORDER BY ord`;
+    FROM ${arrayRows("r", MESSAGE_COLUMNS)}`;
+}
+
+/**
+ * `(SELECT unnest($1::t1[]) AS c1, unnest($2::t2[]) AS c2, …) AS alias`: parallel arrays as rows, the i-th row
+ * made of every array's i-th element (a shorter array gives NULLs). `params`: the first array's parameter number
+ * (the others follow it), or each array's parameter (`"$3"`).
+ *
+ * Not `FROM unnest($1, $2, …)`: there every array is a function scan that first copies its elements into a
+ * tuplestore of its own, allocated per call (16 KiB each, 26 of them for a message insert), so each run grew the
+ * backend's heap and gave it back, a page fault per 4 KiB (docs/postgres.md "Arrays as rows"). Set-returning
+ * functions in a select list run in step, element by element, copying nothing. The rows come in array order: a
+ * subquery with set-returning functions in its select list is never merged into the query around it, and nothing in
+ * these statements reorders it (an INSERT's SELECT runs without parallel workers), so `nextval` in the outer select
+ * list follows the rows' order.
+ */
+export function arrayRows(
+  alias: string,
+  columns: readonly (readonly [string, string])[],
+  params: number | readonly string[] = 1,
+): string {
+  const param = (i: number) => (typeof params === "number" ? `$${params + i}` : params[i]!);
+  const items = columns.map(([name, type], i) => `unnest(${param(i)}::${type}[]) AS ${name}`);
+  return `(SELECT ${items.join(", ")}) AS ${alias}`;
 }
 
 /** One value per MESSAGE_COLUMNS entry, in that order. */
@@ -141,16 +162,14 @@ export const insertAccountSql = {
 };
 
 /**
- * `INSERT INTO table (cols) SELECT * FROM unnest($1::t1[], $2::t2[], …) WITH ORDINALITY … ORDER BY ordinality`:
- * any number of rows in one statement whose text never changes. Rows keep their order, so identity columns (the
- * log cursor) follow it.
+ * `INSERT INTO table (cols) SELECT cols FROM (SELECT unnest($1::t1[]) AS c1, …) AS r`: any number of rows in one
+ * statement whose text never changes. Rows keep their order (arrayRows), so identity columns (the log cursor)
+ * follow it.
  */
 export function unnestInsertSql(table: string, columns: readonly (readonly [string, string])[], suffix = ""): string {
   const names = columns.map(([c]) => c);
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`);
   return `INSERT INTO ${table} (${names.join(", ")})
-    SELECT ${names.join(", ")} FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS r(${names.join(", ")}, ord)
-    ORDER BY ord ${suffix}`;
+    SELECT ${names.join(", ")} FROM ${arrayRows("r", columns)} ${suffix}`;
 }
 
 /** Transposes rows of values into one array per column, for unnestInsertSql. */

@@ -14,6 +14,16 @@ import type { DocumentSelector, SearchDocumentStore, StoredDocument } from "../s
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 import { postgresFilter } from "./search-filter.js";
+import { arrayRows } from "./rows.js";
+
+/** An upsert's documents as parallel arrays (arrayRows), from `$3`. */
+const DOCUMENT_COLUMNS = [
+  ["id", "text"],
+  ["content", "jsonb"],
+  ["metadata", "jsonb"],
+  ["text", "text"],
+  ["embedding", "bytea"],
+] as const;
 
 /**
  * The search data plane on PostgreSQL (docs/search.md "Storage"): a tsvector with a GIN index for the full-text side
@@ -170,7 +180,7 @@ export function searchDocumentQueries(ctx: PgContext, cacheBytes = VECTOR_CACHE_
         const rows = await tx.query<{ id: string; seq: string; inserted: boolean }>(
           `INSERT INTO search_documents AS d (index_id, namespace, id, content, metadata, text, embedding)
            SELECT $1, $2, u.id, u.content, u.metadata, u.text, u.embedding
-           FROM unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::bytea[]) AS u(id, content, metadata, text, embedding)
+           FROM ${arrayRows("u", DOCUMENT_COLUMNS, 3)}
            ON CONFLICT (index_id, namespace, id) DO UPDATE
              SET content = excluded.content, metadata = excluded.metadata, text = excluded.text, embedding = excluded.embedding
            RETURNING d.id, d.seq, (xmax = 0) AS inserted`,

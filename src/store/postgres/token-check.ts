@@ -1,6 +1,7 @@
 import { accountNotActive, AppError } from "../../errors.js";
 import type { TokenCheck } from "../store.js";
 import type { Tx } from "./write-batch-tx.js";
+import { arrayRows } from "./rows.js";
 
 /*
  * Tokens checked at commit (docs/postgres.md): a publish authenticated from a node's account cache commits only while
@@ -11,7 +12,7 @@ import type { Tx } from "./write-batch-tx.js";
 
 /** The checks that hold (the account's token, active): one row each. `$1`, `$2`: account ids, tokens. */
 const tokensHoldingSql = (ids: string, tokens: string) =>
-  `SELECT p.id FROM unnest(${ids}::text[], ${tokens}::text[]) AS p(id, token)
+  `SELECT p.id FROM ${arrayRows("p", [["id", "text"], ["token", "text"]], [ids, tokens])}
     JOIN accounts a ON a.id = p.id AND a.token = p.token AND a.active AND a.state = 'active'`;
 /** Where the checks stand now: the accounts' token and state, for the answer of one that no longer holds. */
 const accountsStatement = {

@@ -1,6 +1,7 @@
 import type { HeaderMap } from "../../domain/headers.js";
 import type { TopicQueries } from "../adapter-parts.js";
 import type { Topic, TopicEndpoint, TopicUpsertResult } from "../topic-store.js";
+import { arrayRows } from "./rows.js";
 import type { PgContext, Tx } from "./context.js";
 import { Params } from "./filters.js";
 
@@ -134,7 +135,7 @@ export function topicQueries(ctx: PgContext): TopicQueries {
           // its position.
           await tx.execute(
             `INSERT INTO topic_endpoints (account_id, topic_name, position, url, name)
-             SELECT $1, $2, p, u, n FROM unnest($3::int[], $4::text[], $5::text[]) AS r(p, u, n)
+             SELECT $1, $2, p, u, n FROM ${arrayRows("r", [["p", "int"], ["u", "text"], ["n", "text"]], 3)}
              ON CONFLICT (account_id, topic_name, url) DO UPDATE SET name = excluded.name`,
             [
               accountId,
