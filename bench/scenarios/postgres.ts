@@ -267,6 +267,34 @@ export const pg1Scenario: Scenario = {
 };
 
 /**
+ * pg3 ÷ pg1's PostgreSQL CPU per message, taken apart: a line through the two scenarios' (transactions per message,
+ * CPU per message) gives what a transaction costs whatever it holds (R) and what a message costs (m), taking both to
+ * be the same in the two scenarios. The issue's floor (3 nodes ÷ 1 ≤ 1.5×) then asks for R ≤ 0.5·m ÷ (t3 − 1.5·t1):
+ * in a closed loop a node's transactions hold at most the publishers it serves, so the per-transaction cost is what
+ * three nodes pay three times as often (docs/postgres.md "Speed").
+ */
+function splitPerTransaction(ctx: BenchContext): void {
+  const [c1, t1, c3, t3] = ["pg1.dbCpu", "pg1.xacts", "pg3.dbCpu", "pg3.xacts"].map((k) => ctx.value(k));
+  if (c1 === undefined || t1 === undefined || c3 === undefined || t3 === undefined || t3 <= t1) return;
+  const perTransaction = (c3 - c1) / (t3 - t1);
+  const perMessage = c1 - t1 * perTransaction;
+  const allowed = (0.5 * perMessage) / (t3 - 1.5 * t1);
+  ctx.section(
+    "pg3 ÷ pg1: PostgreSQL's CPU per transaction and per message",
+    [
+      `| | transactions / message | PostgreSQL CPU / message |`,
+      `|---|---:|---:|`,
+      `| 1 node | ${t1.toFixed(3)} | ${formatNumber(c1)} µs |`,
+      `| 3 nodes | ${t3.toFixed(3)} | ${formatNumber(c3)} µs |`,
+      "",
+      `A line through both: ${formatNumber(perTransaction)} µs per transaction whatever it holds, ${formatNumber(perMessage)} µs per message. ` +
+        `3 nodes ÷ 1 ≤ 1.5× asks for at most ${formatNumber(allowed)} µs per transaction at these transactions per message ` +
+        `(a node's runs hold at most the publishers it serves: 32 with one node, about 11 each with three).`,
+    ].join("\n"),
+  );
+}
+
+/**
  * pg3: three Ferry nodes (three processes, three ports) on ONE PostgreSQL database, publishers spread round-robin
  * over them. Delivered msg/s (ratio to the forwarder and to pg1 of the same run), duplicates counted by message id,
  * then publish→arrival p50/p99 at 1,000 msg/s spread over the three nodes.
@@ -296,6 +324,7 @@ export const pg3Scenario: Scenario = {
       detail: "same figure as above; ratio to pg1 of this run (all nodes share the machine's 2 cores with PostgreSQL)",
     });
     recordWork(ctx, "pg3", scenario, work);
+    splitPerTransaction(ctx);
     await latency(ctx, s, "pg3", scenario);
   },
 };
