@@ -1,17 +1,22 @@
 import { WAKE_BATCH } from "../../domain/flow-claim.js";
 import { arrayRows } from "./rows.js";
 
+/**
+ * The SQL of the PostgreSQL claim (flow-control.ts): the statements that lock, load and apply what
+ * src/domain/flow-claim.ts decides. Named statements, prepared once per connection.
+ */
+
 /** A flow-control key's identity as parallel arrays (arrayRows), and with its configuration (flow-keys.ts). */
 export const KEY_COLUMNS = [
   ["account_id", "text"],
   ["key", "text"],
 ] as const;
-export const KEY_CONFIG_COLUMNS = [...KEY_COLUMNS, ["parallelism", "int"], ["rate", "int"], ["period_sec", "int"]] as const;
-
-/**
- * The SQL of the PostgreSQL claim (flow-control.ts): the statements that lock, load and apply what
- * src/domain/flow-claim.ts decides. Named statements, prepared once per connection.
- */
+export const KEY_CONFIG_COLUMNS = [
+  ...KEY_COLUMNS,
+  ["parallelism", "int"],
+  ["rate", "int"],
+  ["period_sec", "int"],
+] as const;
 
 /**
  * claimKeyOf (src/domain/destination.ts) in SQL: the URL up to the first "/" from its ninth character on. The
@@ -100,7 +105,8 @@ export const lockOwnShares = {
 /** The deliveries this claim started for its own node count against that node's shares (held: lockOwnShares). */
 export const addToOwnShares = {
   name: "ferry_flow_add_to_own_shares",
-  text: `UPDATE flow_shares s SET bound = s.bound + u.n FROM ${arrayRows("u", [["account_id", "text"], ["n", "int8"]], ["$1", "$3"])}
+  text: `UPDATE flow_shares s SET bound = s.bound + u.n
+    FROM ${arrayRows("u", [["account_id", "text"], ["n", "int8"]], ["$1", "$3"])}
     WHERE s.account_id = u.account_id AND s.node = $2`,
 };
 /**

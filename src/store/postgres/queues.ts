@@ -76,12 +76,12 @@ export interface FinishPlan {
 
 const keyOf = (accountId: string, queueName: string) => `${accountId}\u0000${queueName}`;
 
-/** Locks several queues in one statement, in a fixed order (bytewise account, then name) on every node. */
 /** A queue's identity as parallel arrays (arrayRows). */
 const QUEUE_KEY_COLUMNS = [
   ["a", "text"],
   ["n", "text"],
 ] as const;
+/** Locks several queues in one statement, in a fixed order (bytewise account, then name) on every node. */
 const lockQueuesSql = {
   name: "ferry_queue_lock_many",
   text: `SELECT account_id, name, parallelism, paused FROM queues
