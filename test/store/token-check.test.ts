@@ -64,6 +64,20 @@ describe.skipIf(!postgresAvailable())("tokens checked at commit (PostgreSQL)", (
     expect(await rowsOf("acc-b")).toBe(0);
   });
 
+  it("publishes of one account in one run share its check, and a stale token among them still fails alone", async () => {
+    // One check per account and token goes with the run (write-batcher.ts, flush): three publishes with the account's
+    // token and one with a token that never was its own, asked for in the same turn.
+    const settled = await Promise.allSettled([
+      insert("acc-a", "token-acc-a"),
+      insert("acc-a", "token-acc-a"),
+      insert("acc-a", "token-acc-a-stale"),
+      insert("acc-a", "token-acc-a"),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(((settled[2] as PromiseRejectedResult).reason as AppError).status).toBe(401);
+    expect(await rowsOf("acc-a")).toBe(3);
+  });
+
   it("the account cache answers a token from memory only to a caller that has it checked at commit", async () => {
     // Another node, which never wrote an account: its LISTEN connection opens with the cache's subscription and
     // then clears the cache once (postgres/notify.ts). Wait for that, so nothing else clears it below.

@@ -457,12 +457,13 @@ export class PgWriteBatcher {
   private async flush(pipe: Pipe, results: { ok: boolean; buffer: OpBuffer }[]): Promise<void> {
     const logs: LogEntry[] = [];
     const usage = new Map<string, UsageRow>();
-    const tokenChecks: TokenCheck[] = [];
+    // One check per account and token: a run's publishes of one account (nearly always all of them) share it.
+    const tokenChecks = new Map<string, TokenCheck>();
     let due = false;
     for (const r of results) {
       if (!r.ok) continue;
       logs.push(...r.buffer.logs);
-      tokenChecks.push(...r.buffer.tokenChecks);
+      for (const c of r.buffer.tokenChecks) tokenChecks.set(`${c.accountId}\u0000${c.token}`, c);
       due ||= r.buffer.due;
       for (const u of r.buffer.usage) {
         const key = `${u.accountId}\u0000${u.minute}\u0000${u.metric}`;
@@ -473,9 +474,9 @@ export class PgWriteBatcher {
         } else usage.set(key, { ...u });
       }
     }
-    if (logs.length === 0 && usage.size === 0 && !due && tokenChecks.length === 0) return;
+    if (logs.length === 0 && usage.size === 0 && !due && tokenChecks.size === 0) return;
     // Same order in every batch: two batches updating the same counters cannot deadlock.
     const rows = [...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    await this.sink(pipe, { logs, usage: rows, notifyDue: due, tokenChecks });
+    await this.sink(pipe, { logs, usage: rows, notifyDue: due, tokenChecks: [...tokenChecks.values()] });
   }
 }
