@@ -278,7 +278,13 @@ function splitPerTransaction(ctx: BenchContext): void {
   if (c1 === undefined || t1 === undefined || c3 === undefined || t3 === undefined || t3 <= t1) return;
   const perTransaction = (c3 - c1) / (t3 - t1);
   const perMessage = c1 - t1 * perTransaction;
-  const allowed = (0.5 * perMessage) / (t3 - 1.5 * t1);
+  const room = t3 - 1.5 * t1;
+  const floor =
+    room <= 0
+      ? "3 nodes ÷ 1 ≤ 1.5× holds whatever a transaction costs at these transactions per message"
+      : perMessage <= 0
+        ? "the two points give no positive cost per message (a noisy run): no bound per transaction follows"
+        : `3 nodes ÷ 1 ≤ 1.5× asks for at most ${formatNumber((0.5 * perMessage) / room)} µs per transaction at these transactions per message`;
   ctx.section(
     "pg3 ÷ pg1: PostgreSQL's CPU per transaction and per message",
     [
@@ -288,8 +294,7 @@ function splitPerTransaction(ctx: BenchContext): void {
       `| 3 nodes | ${t3.toFixed(3)} | ${formatNumber(c3)} µs |`,
       "",
       `A line through both: ${formatNumber(perTransaction)} µs per transaction whatever it holds, ${formatNumber(perMessage)} µs per message. ` +
-        `3 nodes ÷ 1 ≤ 1.5× asks for at most ${formatNumber(allowed)} µs per transaction at these transactions per message ` +
-        `(a node's runs hold at most the publishers it serves: 32 with one node, about 11 each with three).`,
+        `${floor} (a node's runs hold at most the publishers it serves: 32 with one node, about 11 each with three).`,
     ].join("\n"),
   );
 }
