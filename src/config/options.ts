@@ -180,6 +180,28 @@ export const CONFIG_OPTIONS = [
       "up to that much latency under load. `0`: never wait. See [postgres.md](postgres.md).",
   }),
   option({
+    key: "pgRelay",
+    variable: "FERRY_PG_RELAY",
+    default: "on",
+    parse: onOff,
+    doc:
+      "PostgreSQL only. `on` (default): the nodes of one database elect a leader, and the others hand it their " +
+      "plain publishes and plain deliveries' outcomes over TCP, so its group commit holds them all and the " +
+      "database's transactions do not multiply with the nodes; each node still delivers what it published. A " +
+      "node that cannot reach the leader writes itself. `off`: every node commits its own writes. See " +
+      "[postgres.md](postgres.md), \"The write relay\".",
+  }),
+  optional({
+    key: "pgRelayHost",
+    variable: "FERRY_PG_RELAY_HOST",
+    unset: "the address PostgreSQL sees the node connect from; loopback over a Unix socket",
+    parse: text,
+    doc:
+      "PostgreSQL only: the address this node listens on for the other nodes when it leads the write relay, " +
+      "and that they connect to (a port the system picks). Set it when PostgreSQL sees the node through a " +
+      "proxy. Only nodes that can read the database's `relay_leader` row know the secret the leader asks for.",
+  }),
+  option({
     key: "storeThread",
     variable: "FERRY_STORE_THREAD",
     default: "off",

@@ -160,6 +160,22 @@ export const draining = new Gauge({
   registers,
 });
 
+export const relayCalls = new Counter({
+  name: "ferry_pg_relay_calls_total",
+  help:
+    "PostgreSQL write relay: this node's plain writes by store method and by who wrote them (leader: answered by the " +
+    "relay's leader; self_after_loss: written again by this node after the leader's answer was lost)",
+  labelNames: ["method", "written_by"] as const,
+  registers,
+});
+
+export const relayServed = new Counter({
+  name: "ferry_pg_relay_served_total",
+  help: "PostgreSQL write relay: other nodes' writes this node committed as the relay's leader, by store method",
+  labelNames: ["method"] as const,
+  registers,
+});
+
 /** Records a store commit (both write batchers). */
 export function recordCommit(operations: number, startedAt: number): void {
   commitBatchSize.observe(operations);

@@ -18,7 +18,7 @@ export async function openServerStore(config: Config, options: { log: Logger; no
     ? lockSqliteFile(config.databaseUrl.slice("sqlite:".length), options.now)
     : undefined;
   try {
-    const store = config.storeThread ? await openStoreThread(config, options.log) : await openStore(config, options);
+    const store = config.storeThread ? await openStoreThread(config, options.log) : await openStore(config, { log: options.log, serving: true });
     if (lock) {
       const close = store.close.bind(store);
       store.close = async () => {

@@ -7,8 +7,9 @@ import type { Store } from "./store.js";
 /** `DATABASE_URL` chooses the adapter: `sqlite:<path>` (default) or `postgres://…` (several nodes). */
 export async function openStore(
   config: Pick<Config, "databaseUrl" | "sqliteSynchronous" | "pgPoolSize" | "pollIntervalMs"> &
-    Partial<Pick<Config, "databaseWaitMs" | "pgGatherMs">>,
-  options: { log?: Logger } = {},
+    Partial<Pick<Config, "databaseWaitMs" | "pgGatherMs" | "pgRelay" | "pgRelayHost">>,
+  /** `serving`: the store of a running server, which takes part in the write relay; the CLI's writes alone. */
+  options: { log?: Logger; serving?: boolean } = {},
 ): Promise<Store> {
   const url = config.databaseUrl;
   if (url.startsWith("sqlite:")) {
@@ -22,6 +23,9 @@ export async function openStore(
       notifyHorizonMs: config.pollIntervalMs,
       ...(config.databaseWaitMs !== undefined ? { startWaitMs: config.databaseWaitMs } : {}),
       ...(config.pgGatherMs !== undefined ? { gatherMs: config.pgGatherMs } : {}),
+      ...(options.serving === true && config.pgRelay === true
+        ? { relay: config.pgRelayHost !== undefined ? { host: config.pgRelayHost } : {} }
+        : {}),
       ...(options.log ? { log: options.log } : {}),
     });
   }

@@ -46,13 +46,18 @@ export interface PgStoreOptions {
   gatherMs?: number;
   /** How long start-up waits for an unreachable database before it gives up (migrate.ts). (Default: 30000 ms) */
   startWaitMs?: number;
+  /**
+   * The write relay (relay/index.ts; docs/postgres.md "The write relay"): this node hands its plain writes to the
+   * cluster's leader, or leads. `host`: where it listens when it leads. Absent: off (every node commits its own).
+   */
+  relay?: { host?: string };
   log?: Logger;
 }
 
 /** What every PostgreSQL query module shares: the pool, group commit and the common writes. */
 export interface PgContext {
   pool: pg.Pool;
-  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs" | "gatherMs">> & { log?: Logger };
+  options: Required<Omit<PgStoreOptions, "log" | "startWaitMs" | "lazyWaitMs" | "gatherMs" | "relay">> & { log?: Logger };
   /** A read: one statement on any pooled connection (autocommit). */
   query<R = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
   /** Every write goes through here (group commit; see write-batcher.ts). */

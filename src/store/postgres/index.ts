@@ -24,6 +24,7 @@ import { opsQueries } from "./ops.js";
 import { overviewQueries } from "./overview.js";
 import { healthQueries } from "./health.js";
 import { workflowQueries } from "./workflows.js";
+import { withWriteRelay } from "./relay/index.js";
 
 export type { PgStoreOptions } from "./context.js";
 
@@ -40,14 +41,17 @@ export function openPostgresStore(options: PgStoreOptions): Store {
   const ctx = openPgContext(options);
   // `ferry_due` last: the LISTEN connection's last statement tells an observer (the tests) it is fully set up.
   const listener = new ChannelListener(ctx.options, [ACCOUNTS_CHANNEL, DUE_CHANNEL], options.log);
+  let startRelay = () => {};
   const store: Store = {
     capabilities: { singleNode: false },
-    migrate: () =>
-      migrateWhenReachable(ctx.pool, {
+    migrate: async () => {
+      await migrateWhenReachable(ctx.pool, {
         log: options.log,
         waitMs: options.startWaitMs ?? 30_000,
         connectionString: options.connectionString,
-      }),
+      });
+      startRelay(); // relay_leader exists from here on (migration 071)
+    },
     close: async () => {
       await listener.close();
       await ctx.close();
@@ -62,9 +66,18 @@ export function openPostgresStore(options: PgStoreOptions): Store {
     ...combineParts(ctx, [healthQueries]),
     ...combineParts(ctx, [messageActionQueries]),
   };
-  return withAccountEcho(store, listener, () =>
+  const echoed = withAccountEcho(store, listener, () =>
     ctx.pool.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', '')`).then(() => undefined),
   );
+  if (options.relay === undefined) return echoed;
+  const relay = withWriteRelay(echoed, {
+    connection: ctx.options,
+    ...(options.relay.host !== undefined ? { host: options.relay.host } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    query: (sql, values) => ctx.query(sql, values),
+  });
+  startRelay = relay.start;
+  return relay.store;
 }
 
 /**

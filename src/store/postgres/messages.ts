@@ -13,7 +13,7 @@ import { flowClaim, flowNextWakeAt } from "./flow-control.js";
 import { fastPathGate } from "./flow-fast-path.js";
 import { KnownRoom } from "./fast-path-pipelined.js";
 import { checkTokens } from "./token-check.js";
-import { composable } from "./compose.js";
+import { type ComposableStatement, composable } from "./compose.js";
 import { arrayRows, type MessageRow, messageFromRow } from "./rows.js";
 import { type MessageInserter, pgWorkflowWrites } from "./workflow-writes.js";
 
@@ -78,18 +78,23 @@ const failOwnedSql = (hold: boolean, kept: boolean) => ({
     FROM gone RETURNING dlq_id`,
 });
 
-/** Plain deliveries: their rows go, whether or not a cancel came in meanwhile (a success counts as delivered). */
+/**
+ * Plain deliveries: their rows go, whether or not a cancel came in meanwhile (a success counts as delivered). Each row
+ * with its own lease owner: the write relay's leader finishes the deliveries of every node in one statement
+ * (docs/postgres.md "The write relay").
+ */
 const finishDeliveredSql = {
   name: "ferry_finish_delivered_many",
-  text: "DELETE FROM messages WHERE id = ANY($1::text[]) AND lease_owner = $2 AND state = 'ACTIVE' RETURNING id",
+  text: `DELETE FROM messages m USING ${arrayRows("u", [["id", "text"], ["owner", "text"]])}
+    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id`,
 };
 /** Plain deliveries of rows that derive their log: one UPDATE for the batch, each taking its DELIVERED position. */
 const finishDeliveredKeptSql = {
   name: "ferry_finish_delivered_kept_many",
   text: `UPDATE messages m SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
       finished_at = u.now, last_status = u.status, attempts = m.attempts + 1, finished_seq = nextval('log_seq')
-    FROM ${arrayRows("u", [["id", "text"], ["now", "int8"], ["status", "int4"]], ["$1", "$3", "$4"])}
-    WHERE m.id = u.id AND m.lease_owner = $2 AND m.state = 'ACTIVE' RETURNING m.id`,
+    FROM ${arrayRows("u", [["id", "text"], ["owner", "text"], ["now", "int8"], ["status", "int4"]])}
+    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id`,
 };
 /**
  * In a pipelined run (write-batch-tx.ts, Tx.pipelined) a batch's plain deliveries are sent without waiting for the
@@ -271,34 +276,34 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       return true;
     });
 
-  /** Plain deliveries of one batch (see isPlainDelivery, src/domain/finish-plan.ts): one DELETE per lease owner for all of them. */
+  /** Plain deliveries of one batch (see isPlainDelivery, src/domain/finish-plan.ts): one statement for all of them. */
   const finishDelivered = async (tx: Tx, finishes: FinishParams[]): Promise<boolean[]> => {
     const deleted = new Set<string>();
     const records = finishes.map((f) => planFinishRecords(f, "delivered"));
-    for (const owner of new Set(finishes.map((f) => f.owner))) {
-      const mine = finishes.flatMap((f, i) => (f.owner === owner ? [i] : []));
-      const kept = mine.filter((i) => finishes[i]!.message.derivedLog === true);
-      const gone = mine.filter((i) => finishes[i]!.message.derivedLog !== true);
-      if (kept.length > 0) {
-        const ids = kept.map((i) => finishes[i]!.message.id);
-        const values = [ids, owner, kept.map((i) => finishes[i]!.now), kept.map((i) => records[i]!.lastStatus)];
-        if (tx.pipelined) {
-          await tx.defer(finishDeliveredKeptExpectSql, [...values, new Set(ids).size]);
-          for (const id of ids) deleted.add(id);
-        } else {
-          for (const row of await tx.query<{ id: string }>(finishDeliveredKeptSql, values)) deleted.add(row.id);
-        }
+    const kept = finishes.flatMap((f, i) => (f.message.derivedLog === true ? [i] : []));
+    const gone = finishes.flatMap((f, i) => (f.message.derivedLog !== true ? [i] : []));
+    /** Ends the rows at `indexes` with `sql`: ids and owners, then one array per column of `columns`. */
+    const end = async (
+      indexes: number[],
+      sql: { name: string; text: string },
+      expecting: ComposableStatement,
+      columns: ((f: FinishParams, i: number) => unknown)[],
+    ) => {
+      if (indexes.length === 0) return;
+      const ids = indexes.map((i) => finishes[i]!.message.id);
+      const owners = indexes.map((i) => finishes[i]!.owner);
+      const values = [ids, owners, ...columns.map((column) => indexes.map((i) => column(finishes[i]!, i)))];
+      if (tx.pipelined) {
+        // As many rows must end as distinct (id, owner) pairs: a lease ends once.
+        const pairs = new Set(ids.map((id, k) => `${id}\u0000${owners[k]}`)).size;
+        await tx.defer(expecting, [...values, pairs]);
+        for (const id of ids) deleted.add(id);
+      } else {
+        for (const row of await tx.query<{ id: string }>(sql, values)) deleted.add(row.id);
       }
-      if (gone.length > 0) {
-        const ids = gone.map((i) => finishes[i]!.message.id);
-        if (tx.pipelined) {
-          await tx.defer(finishDeliveredExpectSql, [ids, owner, new Set(ids).size]);
-          for (const id of ids) deleted.add(id);
-        } else {
-          for (const row of await tx.query<{ id: string }>(finishDeliveredSql, [ids, owner])) deleted.add(row.id);
-        }
-      }
-    }
+    };
+    await end(kept, finishDeliveredKeptSql, finishDeliveredKeptExpectSql, [(f) => f.now, (_, i) => records[i]!.lastStatus]);
+    await end(gone, finishDeliveredSql, finishDeliveredExpectSql, []);
     return finishes.map((f, i) => {
       if (!deleted.has(f.message.id)) return false; // the lease was lost: another node owns this message now
       writeRecords(tx, records[i]!, f.now);

@@ -198,6 +198,18 @@ CREATE TABLE queues (
   CONSTRAINT queues_pkey PRIMARY KEY (account_id, name)
 );
 
+-- table relay_leader
+CREATE TABLE relay_leader (
+  id integer NOT NULL,
+  address text NOT NULL,
+  port integer NOT NULL,
+  secret text NOT NULL,
+  node text NOT NULL,
+  since bigint NOT NULL,
+  CONSTRAINT relay_leader_id_check CHECK ((id = 1)),
+  CONSTRAINT relay_leader_pkey PRIMARY KEY (id)
+);
+
 -- table request_quota
 CREATE TABLE request_quota (
   account_id text NOT NULL,

@@ -54,7 +54,7 @@ function answer(a: Answer): void {
 async function main(): Promise<void> {
   let store: Store;
   try {
-    store = await openStore(config, { log });
+    store = await openStore(config, { log, serving: true });
   } catch (error) {
     post({ failed: errorToWire(error) });
     return;

@@ -1,0 +1,126 @@
+import { createServer, type Server, type Socket } from "node:net";
+import { timingSafeEqual } from "node:crypto";
+import type { Logger } from "pino";
+import { relayServed } from "../../../metrics/metrics.js";
+import { errorToWire } from "../../../threads/wire.js";
+import { readFrames, writeFrame } from "./frames.js";
+import type { Hello, RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
+
+/** A connection that has not shown the secret within this long is closed. */
+const HELLO_TIMEOUT_MS = 5000;
+/** The most a closing leader waits for the calls it accepted to be answered. */
+const CLOSE_WAIT_MS = 10_000;
+
+export type RelayTarget = Record<RelayedMethod, (params: never) => Promise<unknown>>;
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/**
+ * The leader's end of the write relay (docs/postgres.md "The write relay"): it runs each relayed call on its own
+ * store, where it joins this node's group commit like any of its own calls, and answers once that call settled
+ * (after its COMMIT). Answers finished in one event-loop turn leave in one frame per connection.
+ */
+export class RelayServer {
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private inFlight = 0;
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly target: RelayTarget,
+    private readonly secret: string,
+    private readonly log: Logger | undefined,
+  ) {
+    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  /** Listens on `host`, on a port the system picks; resolves with that port. */
+  listen(host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen({ host, port: 0 }, () => {
+        this.server.removeListener("error", reject);
+        const address = this.server.address();
+        resolve(typeof address === "object" && address !== null ? address.port : 0);
+      });
+    });
+  }
+
+  /** Stops accepting, answers what was accepted (bounded), then closes every connection. */
+  async close(): Promise<void> {
+    this.server.close();
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+        this.idle.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    let trusted = false;
+    const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+    let answers: RelayAnswer[] = [];
+    let scheduled = false;
+    const send = (answer: RelayAnswer) => {
+      answers.push(answer);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        const frame = answers;
+        answers = [];
+        if (!socket.destroyed) writeFrame(socket, frame);
+      });
+    };
+    readFrames(socket, (frame) => {
+      if (!trusted) {
+        const secret = (frame as Partial<Hello> | null)?.secret;
+        clearTimeout(helloTimer);
+        if (typeof secret !== "string" || !sameSecret(secret, this.secret)) {
+          this.log?.warn({ remote: socket.remoteAddress }, "write relay: a connection without the secret, closed");
+          socket.destroy();
+          return;
+        }
+        trusted = true;
+        return;
+      }
+      if (!Array.isArray(frame)) {
+        socket.destroy();
+        return;
+      }
+      for (const [id, method, params] of frame as RelayCall[]) this.run(id, method, params, send);
+    });
+  }
+
+  private run(id: number, method: RelayedMethod, params: unknown, send: (answer: RelayAnswer) => void): void {
+    const call = this.target[method] as ((params: unknown) => Promise<unknown>) | undefined;
+    this.inFlight++;
+    const settled = call === undefined ? Promise.reject(new Error(`not a relayed method: ${String(method)}`)) : call(params);
+    settled.then(
+      (value) => {
+        relayServed.inc({ method });
+        send([id, true, value]);
+      },
+      (error: unknown) => send([id, false, errorToWire(error)]),
+    ).finally(() => {
+      this.inFlight--;
+      if (this.inFlight === 0) {
+        for (const resolve of this.idle) resolve();
+        this.idle.clear();
+      }
+    });
+  }
+}
