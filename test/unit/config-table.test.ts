@@ -55,6 +55,8 @@ describe("configuration as one table", () => {
       databaseWaitMs: 30_000,
       pgPoolSize: 10,
       pgGatherMs: 5,
+      pgRelay: true,
+      pgRelayHost: undefined,
       storeThread: false,
       egressThread: egressThreadWanted("auto", availableParallelism()),
       logLevel: "info",
@@ -110,6 +112,7 @@ describe("configuration as one table", () => {
     FERRY_DATABASE_WAIT_MS: "-1",
     FERRY_PG_POOL_SIZE: "1",
     FERRY_PG_GATHER_MS: "-1",
+    FERRY_PG_RELAY: "yes",
     FERRY_STORE_THREAD: "yes",
     FERRY_EGRESS_THREAD: "maybe",
     FERRY_LOG_LEVEL: "loud",
@@ -135,6 +138,7 @@ describe("configuration as one table", () => {
   };
   const FREE_TEXT = [
     "FERRY_HOST",
+    "FERRY_PG_RELAY_HOST",
     "FERRY_TOKEN",
     "FERRY_LOG_FILE",
     "FERRY_EMBEDDINGS_MODEL",

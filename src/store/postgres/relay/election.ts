@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { timerDelay } from "../../../domain/timers.js";
 import { hostname } from "node:os";
 import pg from "pg";
 import type { Logger } from "pino";
@@ -80,7 +81,7 @@ export class RelayElection {
       this.ticking = this.tick()
         .catch((error: unknown) => this.o.log?.warn({ err: error }, "write relay: election check failed"))
         .finally(() => this.schedule(ELECTION_INTERVAL_MS));
-    }, delayMs);
+    }, timerDelay(delayMs));
     this.timer.unref();
   }
 

@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { timerDelay } from "../../../domain/timers.js";
 import { errorFromWire } from "../../../threads/wire.js";
 import { readFrames, writeFrame } from "./frames.js";
 import type { Hello, RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
@@ -53,7 +54,7 @@ export class RelayLink {
     readFrames(this.socket, (frame) => this.answer(frame as RelayAnswer[]));
     this.socket.on("error", (error) => this.end(error.message));
     this.socket.on("close", () => this.end("connection closed"));
-    this.timer = setInterval(() => this.checkTimeouts(), 1000);
+    this.timer = setInterval(() => this.checkTimeouts(), timerDelay(1000));
     this.timer.unref();
   }
 

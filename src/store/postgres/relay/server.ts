@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
+import { timerDelay } from "../../../domain/timers.js";
 import { timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { relayServed } from "../../../metrics/metrics.js";
@@ -55,7 +56,7 @@ export class RelayServer {
     this.server.close();
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+        const timer = setTimeout(resolve, timerDelay(CLOSE_WAIT_MS));
         this.idle.add(() => {
           clearTimeout(timer);
           resolve();
@@ -71,7 +72,7 @@ export class RelayServer {
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     let trusted = false;
-    const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+    const helloTimer = setTimeout(() => socket.destroy(), timerDelay(HELLO_TIMEOUT_MS));
     let answers: RelayAnswer[] = [];
     let scheduled = false;
     const send = (answer: RelayAnswer) => {
