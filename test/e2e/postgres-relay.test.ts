@@ -88,6 +88,9 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
     const got = await receiver.waitForCount(20 + warm, 15_000);
     const delivered = new Set(got.map((r) => String(r.headers["svc-message-id"])));
     for (const id of ids) expect(delivered.has(id)).toBe(true);
+    // The leader's answer leaves the bodies out; the follower delivers its own.
+    for (const r of got.filter((g) => g.url.startsWith("/m/"))) expect(r.text).toBe(`m${r.url.slice(3)}`);
+    expect(got.filter((g) => g.url.startsWith("/m/"))).toHaveLength(20);
     // Every publish went through the leader's transactions, and came back to B to deliver.
     expect(await metric(b, "ferry_pg_relay_calls_total", { method: "messageInsertMany", written_by: "leader" })).toBe(
       relayedBefore + 20,

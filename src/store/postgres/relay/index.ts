@@ -35,6 +35,16 @@ const relayableInsert = (p: InsertParams) =>
       i.message.spec.workflow === undefined,
   );
 
+const withoutBody = (r: InsertResult): InsertResult =>
+  r.message === undefined ? r : { ...r, message: { ...r.message, body: undefined } };
+
+/** The leader's answer to a publish, with the bodies this node sent (planInsert keeps a message's body as it is). */
+const withBodies = (p: InsertParams, results: InsertResult[]): InsertResult[] => {
+  const bodies = new Map(p.items.map((i) => [i.message.id, i.message.body]));
+  for (const r of results) if (r.message !== undefined) r.message.body = bodies.get(r.message.id);
+  return results;
+};
+
 const isDuplicateId = (error: unknown) =>
   (error as { code?: unknown }).code === "23505" && (error as { constraint?: unknown }).constraint === "messages_id_key";
 
@@ -52,7 +62,11 @@ export function withWriteRelay(store: Store, o: WriteRelayOptions): { store: Sto
   const election = new RelayElection({
     connection: o.connection,
     ...(o.host !== undefined ? { host: o.host } : {}),
-    target: { messageInsertMany: local.insert, messageFinish: local.finish },
+    target: {
+      // The follower has the bodies: the answer leaves them out, and `withBodies` puts them back.
+      messageInsertMany: async (p: InsertParams) => (await local.insert(p)).map(withoutBody),
+      messageFinish: local.finish,
+    },
     ...(o.log ? { log: o.log } : {}),
   });
   let inFlight = 0;
@@ -96,7 +110,7 @@ export function withWriteRelay(store: Store, o: WriteRelayOptions): { store: Sto
         (link.call("messageInsertMany", p) as Promise<InsertResult[]>).then(
           (results) => {
             relayCalls.inc({ method: "messageInsertMany", written_by: "leader" });
-            return results;
+            return withBodies(p, results);
           },
           (error: unknown) => {
             if (!(error instanceof RelayLost)) throw error;
