@@ -270,8 +270,9 @@ export const pg1Scenario: Scenario = {
  * pg3 ÷ pg1's PostgreSQL CPU per message, taken apart: a line through the two scenarios' (transactions per message,
  * CPU per message) gives what a transaction costs whatever it holds (R) and what a message costs (m), taking both to
  * be the same in the two scenarios. The issue's floor (3 nodes ÷ 1 ≤ 1.5×) then asks for R ≤ 0.5·m ÷ (t3 − 1.5·t1):
- * in a closed loop a node's transactions hold at most the publishers it serves, so the per-transaction cost is what
- * three nodes pay three times as often (docs/postgres.md "Speed").
+ * in a closed loop a node's transactions hold at most the publishers it serves, so without the write relay the
+ * per-transaction cost is what three nodes pay three times as often; with it, the leader's transactions hold the
+ * plain writes of all three (docs/postgres.md "The write relay", "Speed").
  */
 function splitPerTransaction(ctx: BenchContext): void {
   const [c1, t1, c3, t3] = ["pg1.dbCpu", "pg1.xacts", "pg3.dbCpu", "pg3.xacts"].map((k) => ctx.value(k));
@@ -294,7 +295,8 @@ function splitPerTransaction(ctx: BenchContext): void {
       `| 3 nodes | ${t3.toFixed(3)} | ${formatNumber(c3)} µs |`,
       "",
       `A line through both: ${formatNumber(perTransaction)} µs per transaction whatever it holds, ${formatNumber(perMessage)} µs per message. ` +
-        `${floor} (a node's runs hold at most the publishers it serves: 32 with one node, about 11 each with three).`,
+        `${floor} (the write relay's leader commits the plain publishes of all three nodes; without it a node's runs ` +
+        "hold at most the publishers it serves: 32 with one node, about 11 each with three).",
     ].join("\n"),
   );
 }

@@ -165,7 +165,8 @@ export const CONFIG_OPTIONS = [
     parse: int(2, 1000),
     doc:
       "PostgreSQL only: connections one node holds (up to 4 write transactions at once, reads, lease " +
-      "renewals), plus one for LISTEN. Size `max_connections` for all nodes: see " +
+      "renewals), plus one for LISTEN and one for the write relay's election. Size `max_connections` for all " +
+      "nodes: see " +
       "[postgres.md](postgres.md).",
   }),
   option({

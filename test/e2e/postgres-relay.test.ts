@@ -6,6 +6,7 @@ import { type FreshDatabase, freshDatabase, postgresAvailable } from "../helpers
 import { Receiver } from "../helpers/receiver.js";
 import { metricValue, scrape } from "../helpers/metrics.js";
 import { httpCall, TEST_TOKEN } from "../helpers/server.js";
+import { writeFrame } from "../../src/store/postgres/relay/frames.js";
 
 /**
  * The write relay (docs/postgres.md "The write relay"): real Ferry processes on one real PostgreSQL database, a real
@@ -115,7 +116,12 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
    */
   const lossyLink = async (to: { address: string; port: number }, lose: "answer" | "call") => {
     const sockets = new Set<Socket>();
+    let onConnection = () => {};
+    const connected = new Promise<void>((resolve) => {
+      onConnection = resolve;
+    });
     const server = createServer((client) => {
+      onConnection();
       const leader = connect({ host: to.address, port: to.port });
       sockets.add(client).add(leader);
       const cut = () => {
@@ -137,19 +143,19 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
     });
     proxies.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return (server.address() as { port: number }).port;
+    return { port: (server.address() as { port: number }).port, connected };
   };
 
   for (const lose of ["answer", "call"] as const) {
     it(`a publish whose ${lose} the link lost is written once, acknowledged and delivered`, async () => {
       await node();
       const row = await until("a leader", leaderRow);
-      const port = await lossyLink(row, lose);
+      const link = await lossyLink(row, lose);
       // The followers connect where the row says: through the lossy link.
-      await admin.query("UPDATE relay_leader SET port = $1", [port]);
+      await admin.query("UPDATE relay_leader SET port = $1", [link.port]);
       const b = await node();
-      // B's link comes up within its first election check; until then it writes itself.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // B's link comes up with its first election check; until then it writes itself.
+      await link.connected;
       const res = await publish(b, "/lost", "lost");
       expect(res.status).toBe(200);
       const id = String(res.json.messageId);
@@ -195,6 +201,24 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
       return r !== undefined && !r.node.endsWith(`/${a.child.pid}`) ? r : undefined;
     });
     expect([`/${b.child.pid}`, `/${c.child.pid}`].some((pid) => row.node.endsWith(pid))).toBe(true);
+  });
+
+  it("the leader closes a connection that does not show the secret, and runs none of its calls", async () => {
+    await node();
+    const row = await until("a leader", leaderRow);
+    const before = await admin.query<{ n: string }>("SELECT count(*) AS n FROM messages");
+    const socket = connect({ host: row.address, port: row.port });
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.on("error", () => {});
+    let answered = false;
+    socket.on("data", () => {
+      answered = true;
+    });
+    writeFrame(socket, { secret: "not-the-secret" });
+    writeFrame(socket, [[1, "messageFinish", {}]]);
+    await closed;
+    expect(answered).toBe(false);
+    expect((await admin.query<{ n: string }>("SELECT count(*) AS n FROM messages")).rows).toEqual(before.rows);
   });
 
   it("with FERRY_PG_RELAY=off no node leads and every node commits its own writes", async () => {
