@@ -1,8 +1,8 @@
 import { connect, type Socket } from "node:net";
 import { timerDelay } from "../../../domain/timers.js";
 import { errorFromWire } from "../../../threads/wire.js";
-import { readFrames, writeFrame } from "./frames.js";
-import type { Hello, RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
+import { readFrames, writeFrame, writeHello } from "./frames.js";
+import type { RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
 
 /** A relayed call left without an answer this long ends the link: its calls fall back to local writes. */
 export const CALL_TIMEOUT_MS = 10_000;
@@ -49,8 +49,7 @@ export class RelayLink {
     this.socket.on("connect", () => {
       this.connected = true;
     });
-    const hello: Hello = { secret };
-    writeFrame(this.socket, hello); // buffered by the socket until it connects
+    writeHello(this.socket, secret); // buffered by the socket until it connects
     readFrames(this.socket, (frame) => this.answer(frame as RelayAnswer[]));
     this.socket.on("error", (error) => this.end(error.message));
     this.socket.on("close", () => this.end("connection closed"));

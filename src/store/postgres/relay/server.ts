@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { relayServed } from "../../../metrics/metrics.js";
 import { errorToWire } from "../../../threads/wire.js";
 import { readFrames, writeFrame } from "./frames.js";
-import type { Hello, RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
+import type { RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
 
 /** A connection that has not shown the secret within this long is closed. */
 const HELLO_TIMEOUT_MS = 5000;
@@ -14,11 +14,7 @@ const CLOSE_WAIT_MS = 10_000;
 
 export type RelayTarget = Record<RelayedMethod, (params: never) => Promise<unknown>>;
 
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
+const sameSecret = (shown: Buffer, secret: Buffer) => shown.length === secret.length && timingSafeEqual(shown, secret);
 
 /**
  * The leader's end of the write relay (docs/postgres.md "The write relay"): it runs each relayed call on its own
@@ -71,7 +67,6 @@ export class RelayServer {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
-    let trusted = false;
     const helloTimer = setTimeout(() => socket.destroy(), timerDelay(HELLO_TIMEOUT_MS));
     let answers: RelayAnswer[] = [];
     let scheduled = false;
@@ -86,28 +81,30 @@ export class RelayServer {
         if (!socket.destroyed) writeFrame(socket, frame);
       });
     };
-    readFrames(socket, (frame) => {
-      if (!trusted) {
-        const secret = (frame as Partial<Hello> | null)?.secret;
-        clearTimeout(helloTimer);
-        if (typeof secret !== "string" || !sameSecret(secret, this.secret)) {
-          this.log?.warn({ remote: socket.remoteAddress }, "write relay: a connection without the secret, closed");
+    const secret = Buffer.from(this.secret);
+    const hello = (shown: Buffer) => {
+      clearTimeout(helloTimer);
+      const trusted = sameSecret(shown, secret);
+      if (!trusted) this.log?.warn({ remote: socket.remoteAddress }, "write relay: a connection without the secret, closed");
+      return trusted;
+    };
+    readFrames(
+      socket,
+      (frame) => {
+        if (!Array.isArray(frame)) {
           socket.destroy();
           return;
         }
-        trusted = true;
-        return;
-      }
-      if (!Array.isArray(frame)) {
-        socket.destroy();
-        return;
-      }
-      for (const [id, method, params] of frame as RelayCall[]) this.run(id, method, params, send);
-    });
+        for (const [id, method, params] of frame as RelayCall[]) this.run(id, method, params, send);
+      },
+      hello,
+    );
   }
 
   private run(id: number, method: RelayedMethod, params: unknown, send: (answer: RelayAnswer) => void): void {
-    const call = this.target[method] as ((params: unknown) => Promise<unknown>) | undefined;
+    const call = Object.hasOwn(this.target, method)
+      ? (this.target[method] as (params: unknown) => Promise<unknown>)
+      : undefined;
     this.inFlight++;
     const settled = call === undefined ? Promise.reject(new Error(`not a relayed method: ${String(method)}`)) : call(params);
     settled.then(
