@@ -45,8 +45,11 @@ const withBodies = (p: InsertParams, results: InsertResult[]): InsertResult[] =>
   return results;
 };
 
+/** PostgreSQL's unique violation on the message's id: the row exists already (written by the leader). */
 const isDuplicateId = (error: unknown) =>
-  (error as { code?: unknown }).code === "23505" && (error as { constraint?: unknown }).constraint === "messages_id_key";
+  error instanceof Error &&
+  (error as { code?: unknown }).code === "23505" &&
+  (error as { constraint?: unknown }).constraint === "messages_id_key";
 
 /**
  * The write relay (docs/postgres.md "The write relay"): with several nodes on one database, every node hands its
