@@ -106,7 +106,11 @@ export class RelayServer {
       ? (this.target[method] as (params: unknown) => Promise<unknown>)
       : undefined;
     this.inFlight++;
-    const settled = call === undefined ? Promise.reject(new Error(`not a relayed method: ${String(method)}`)) : call(params);
+    // Through a promise even when the method throws at once: every accepted call is answered and counted out.
+    const settled =
+      call === undefined
+        ? Promise.reject(new Error(`not a relayed method: ${String(method)}`))
+        : Promise.resolve().then(() => call(params));
     settled.then(
       (value) => {
         relayServed.inc({ method });
