@@ -189,7 +189,8 @@ export const CONFIG_OPTIONS = [
       "PostgreSQL only. `on` (default): the nodes of one database elect a leader, and the others hand it their " +
       "plain publishes and plain deliveries' outcomes over TCP, so its group commit holds them all and the " +
       "database's transactions do not multiply with the nodes; each node still delivers what it published. A " +
-      "node that cannot reach the leader writes itself. `off`: every node commits its own writes. See " +
+      "node that cannot reach the leader writes itself. The link is plain TCP (message bodies cross it): keep " +
+      "the nodes on a private network, or set `off`: every node commits its own writes. See " +
       "[postgres.md](postgres.md), \"The write relay\".",
   }),
   optional({
