@@ -115,6 +115,28 @@ describe.runIf(postgresAvailable())("PostgreSQL pipelined write transactions", (
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
   });
 
+  it("a run holding the finishes of a message's lost lease and of its new one ends only the new one", async () => {
+    const { store, sql } = await open();
+    const [ofA] = await publish(store, [message()]);
+    // A's lease was rescued and the message leased again to B (its rescuer and claim, as other nodes do).
+    await sql("UPDATE messages SET lease_owner = 'node-b' WHERE id = $1", [ofA!.messageId]);
+    const before = await sql<{ n: string }>(
+      "SELECT coalesce(sum(count), 0)::text AS n FROM usage WHERE metric = 'delivered'",
+    );
+    // The write relay's leader may hold both outcomes in one run: B's ends the row, A's finds its lease gone.
+    const answers = await Promise.all([
+      delivered(store, ofA!.message!),
+      finishDelivered(store, ofA!.message!, "node-b", NOW + 1),
+    ]);
+    expect(answers).toEqual([false, true]);
+    const after = await sql<{ n: string }>(
+      "SELECT coalesce(sum(count), 0)::text AS n FROM usage WHERE metric = 'delivered'",
+    );
+    expect(Number(after[0]!.n) - Number(before[0]!.n)).toBe(1);
+    const [row] = await sql<{ state: string }>("SELECT state FROM messages WHERE id = $1", [ofA!.messageId]);
+    expect(row!.state).toBe("DELIVERED");
+  });
+
   it("when the account's room is gone since it was read, the run commits nothing and runs again reading it", async () => {
     // A bound of 200 (no node takes a share of it: docs/postgres.md "Shares of the global bound"), so every start
     // is counted on the account's row, as other nodes' starts are.

@@ -86,7 +86,7 @@ const failOwnedSql = (hold: boolean, kept: boolean) => ({
 const finishDeliveredSql = {
   name: "ferry_finish_delivered_many",
   text: `DELETE FROM messages m USING ${arrayRows("u", [["id", "text"], ["owner", "text"]])}
-    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id`,
+    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id, u.owner`,
 };
 /** Plain deliveries of rows that derive their log: one UPDATE for the batch, each taking its DELIVERED position. */
 const finishDeliveredKeptSql = {
@@ -94,7 +94,7 @@ const finishDeliveredKeptSql = {
   text: `UPDATE messages m SET state = 'DELIVERED', outcome = 'DELIVERED', lease_owner = NULL, lease_until = NULL,
       finished_at = u.now, last_status = u.status, attempts = m.attempts + 1, finished_seq = nextval('log_seq')
     FROM ${arrayRows("u", [["id", "text"], ["owner", "text"], ["now", "int8"], ["status", "int4"]])}
-    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id`,
+    WHERE m.id = u.id AND m.lease_owner = u.owner AND m.state = 'ACTIVE' RETURNING m.id, u.owner`,
 };
 /**
  * In a pipelined run (write-batch-tx.ts, Tx.pipelined) a batch's plain deliveries are sent without waiting for the
@@ -278,7 +278,9 @@ export function messageQueries(ctx: PgContext): MessageQueries {
 
   /** Plain deliveries of one batch (see isPlainDelivery, src/domain/finish-plan.ts): one statement for all of them. */
   const finishDelivered = async (tx: Tx, finishes: FinishParams[]): Promise<boolean[]> => {
-    const deleted = new Set<string>();
+    // By lease, not by message: the leader may hold the finishes of a message's expired lease and of its new one.
+    const leaseOf = (id: string, owner: string) => `${id}\u0000${owner}`;
+    const ended = new Set<string>();
     const records = finishes.map((f) => planFinishRecords(f, "delivered"));
     const kept = finishes.flatMap((f, i) => (f.message.derivedLog === true ? [i] : []));
     const gone = finishes.flatMap((f, i) => (f.message.derivedLog !== true ? [i] : []));
@@ -294,18 +296,19 @@ export function messageQueries(ctx: PgContext): MessageQueries {
       const owners = indexes.map((i) => finishes[i]!.owner);
       const values = [ids, owners, ...columns.map((column) => indexes.map((i) => column(finishes[i]!, i)))];
       if (tx.pipelined) {
-        // As many rows must end as distinct (id, owner) pairs: a lease ends once.
-        const pairs = new Set(ids.map((id, k) => `${id}\u0000${owners[k]}`)).size;
-        await tx.defer(expecting, [...values, pairs]);
-        for (const id of ids) deleted.add(id);
+        // As many rows must end as distinct leases.
+        const leases = ids.map((id, k) => leaseOf(id, owners[k]!));
+        await tx.defer(expecting, [...values, new Set(leases).size]);
+        for (const lease of leases) ended.add(lease);
       } else {
-        for (const row of await tx.query<{ id: string }>(sql, values)) deleted.add(row.id);
+        const rows = await tx.query<{ id: string; owner: string }>(sql, values);
+        for (const row of rows) ended.add(leaseOf(row.id, row.owner));
       }
     };
     await end(kept, finishDeliveredKeptSql, finishDeliveredKeptExpectSql, [(f) => f.now, (_, i) => records[i]!.lastStatus]);
     await end(gone, finishDeliveredSql, finishDeliveredExpectSql, []);
     return finishes.map((f, i) => {
-      if (!deleted.has(f.message.id)) return false; // the lease was lost: another node owns this message now
+      if (!ended.has(leaseOf(f.message.id, f.owner))) return false; // the lease was lost: another node owns it now
       writeRecords(tx, records[i]!, f.now);
       return true;
     });
