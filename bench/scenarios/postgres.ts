@@ -286,10 +286,11 @@ function splitPerTransaction(ctx: BenchContext): void {
       : perMessage <= 0
         ? "the two points give no positive cost per message (a noisy run): no bound per transaction follows"
         : `3 nodes ÷ 1 ≤ 1.5× asks for at most ${formatNumber((0.5 * perMessage) / room)} µs per transaction at these transactions per message`;
-  // With three nodes cheaper per message than one (the noise of two scenarios minutes apart), the line says nothing.
+  // Two points this close (the relay keeps the transactions per message nearly equal) put the line at the mercy of
+  // the noise between two scenarios minutes apart: a cost below zero means it says nothing.
   const line =
-    perTransaction <= 0
-      ? "Three nodes cost less per message than one in this run: the difference is noise, and no cost per transaction follows from a line through both."
+    perTransaction <= 0 || perMessage <= 0
+      ? "A line through both gives a cost below zero per transaction or per message: at these nearly equal transactions per message the difference is noise, and no split follows."
       : `A line through both: ${formatNumber(perTransaction)} µs per transaction whatever it holds, ${formatNumber(perMessage)} µs per message.`;
   ctx.section(
     "pg3 ÷ pg1: PostgreSQL's CPU per transaction and per message",
