@@ -43,6 +43,8 @@ export class RelayElection {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The last election check failed (logged once until one works again). */
+  private failing = false;
   /** Once leading failed here (its address cannot be listened on), this node only follows. */
   private mayLead = true;
 
@@ -79,7 +81,15 @@ export class RelayElection {
     if (this.closed) return;
     this.timer = setTimeout(() => {
       this.ticking = this.tick()
-        .catch((error: unknown) => this.o.log?.warn({ err: error }, "write relay: election check failed"))
+        .then(() => {
+          if (this.failing) this.o.log?.info("write relay: election checks work again");
+          this.failing = false;
+        })
+        .catch((error: unknown) => {
+          // Once per outage, not once a second: a database that is down says so through every other path too.
+          if (!this.failing) this.o.log?.warn({ err: error }, "write relay: election check failed");
+          this.failing = true;
+        })
         .finally(() => this.schedule(ELECTION_INTERVAL_MS));
     }, timerDelay(delayMs));
     this.timer.unref();
@@ -143,11 +153,18 @@ export class RelayElection {
       await client.query("SELECT pg_advisory_unlock($1)", [LEADER_LOCK]);
       return;
     }
-    await client.query(
-      `INSERT INTO relay_leader (id, address, port, secret, node, since) VALUES (1, $1, $2, $3, $4, $5)
-        ON CONFLICT (id) DO UPDATE SET address = $1, port = $2, secret = $3, node = $4, since = $5`,
-      [address, port, secret, `${hostname()}/${process.pid}`, Date.now()],
-    );
+    try {
+      await client.query(
+        `INSERT INTO relay_leader (id, address, port, secret, node, since) VALUES (1, $1, $2, $3, $4, $5)
+          ON CONFLICT (id) DO UPDATE SET address = $1, port = $2, secret = $3, node = $4, since = $5`,
+        [address, port, secret, `${hostname()}/${process.pid}`, Date.now()],
+      );
+    } catch (error) {
+      // Not announced: nobody would find this server. The lock goes back (the session may be gone with it already).
+      await server.close();
+      await client.query("SELECT pg_advisory_unlock($1)", [LEADER_LOCK]).catch(() => {});
+      throw error;
+    }
     this.server = server;
     this.o.log?.info({ address, port }, "write relay: this node leads");
   }
