@@ -112,9 +112,11 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
 
   /**
    * A TCP relay between the follower and the leader that loses the link at the first call: `answer` lets the call
-   * reach the leader and drops its answer; `call` drops the call itself. Either way the follower sees the link close.
+   * reach the leader and drops its answer; `call` drops the call itself (either way the follower sees the link
+   * close); `answer, link kept` drops the answer and keeps the link open, as a leader that hangs: the follower gives
+   * up after 10 s without an answer.
    */
-  const lossyLink = async (to: { address: string; port: number }, lose: "answer" | "call") => {
+  const lossyLink = async (to: { address: string; port: number }, lose: "answer" | "call" | "answer, link kept") => {
     const sockets = new Set<Socket>();
     let onConnection = () => {};
     const connected = new Promise<void>((resolve) => {
@@ -135,7 +137,10 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
         if (lose === "call" && frames > 1) cut();
         else leader.write(chunk);
       });
-      leader.on("data", () => cut()); // the leader only ever sends answers
+      // The leader only ever sends answers: dropped, and the link cut, or kept open as if the leader hung.
+      leader.on("data", () => {
+        if (lose !== "answer, link kept") cut();
+      });
       client.on("error", cut);
       leader.on("error", cut);
       client.on("close", cut);
@@ -146,8 +151,9 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
     return { port: (server.address() as { port: number }).port, connected };
   };
 
-  for (const lose of ["answer", "call"] as const) {
-    it(`a publish whose ${lose} the link lost is written once, acknowledged and delivered`, async () => {
+  for (const lose of ["answer", "call", "answer, link kept"] as const) {
+    const what = lose === "answer, link kept" ? "answer never came (the link kept open)" : `${lose} the link lost`;
+    it(`a publish whose ${what} is written once, acknowledged and delivered`, { timeout: 40_000 }, async () => {
       await node();
       const row = await until("a leader", leaderRow);
       const link = await lossyLink(row, lose);
@@ -167,7 +173,7 @@ describe.runIf(postgresAvailable())("the PostgreSQL write relay", () => {
           written_by: "self_after_loss",
         });
         return lost > 0 ? lost : undefined;
-      });
+      }, 30_000);
       // Each publish exists once and is delivered, the lost one too.
       for (const id of ids) expect(await rowsOf(id)).toBe("1");
       const got = await receiver.waitForCount(ids.length, 10_000);

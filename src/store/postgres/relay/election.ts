@@ -10,7 +10,7 @@ import { RelayServer, type RelayTarget } from "./server.js";
 /** Any fixed number (next to migrate.ts's): the session advisory lock the relay's leader holds. */
 const LEADER_LOCK = 7_262_007;
 /** How often a node checks who leads (and tries to lead when nobody does). */
-export const ELECTION_INTERVAL_MS = 1000;
+const ELECTION_INTERVAL_MS = 1000;
 /** A leader this node could not reach is not tried again before this long, unless the leader row changes. */
 const UNREACHABLE_BACKOFF_MS = 5000;
 
@@ -52,11 +52,6 @@ export class RelayElection {
 
   start(): void {
     this.schedule(0);
-  }
-
-  /** True while this node holds the lock and listens. */
-  get leading(): boolean {
-    return this.server !== undefined;
   }
 
   /** The link to the leader when this node follows one it can reach; undefined: write locally. */

@@ -9,9 +9,9 @@ import { deserialize, serialize } from "node:v8";
  */
 
 /** A frame larger than this ends the connection: a relayed call carries at most one publish request's messages. */
-export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /** The most a hello may hold: a secret is 32 characters. */
-export const MAX_HELLO_BYTES = 256;
+const MAX_HELLO_BYTES = 256;
 
 const frame = (body: Buffer): Buffer[] => {
   const head = Buffer.allocUnsafe(4);
@@ -25,6 +25,26 @@ export function writeHello(socket: Socket, secret: string): void {
 
 export function writeFrame(socket: Socket, value: unknown): void {
   for (const part of frame(serialize(value))) socket.write(part);
+}
+
+/**
+ * What both ends send: the items pushed in one event-loop turn (a follower's calls, the leader's answers) leave as
+ * one frame, an array, once the turn is over. Nothing is written to a socket already destroyed.
+ */
+export function framePerTurn<T>(socket: Socket): (item: T) => void {
+  let items: T[] = [];
+  let scheduled = false;
+  return (item) => {
+    items.push(item);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const frame = items;
+      items = [];
+      if (!socket.destroyed) writeFrame(socket, frame);
+    });
+  };
 }
 
 /**

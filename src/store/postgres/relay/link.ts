@@ -1,11 +1,11 @@
 import { connect, type Socket } from "node:net";
 import { timerDelay } from "../../../domain/timers.js";
 import { errorFromWire } from "../../../threads/wire.js";
-import { readFrames, writeFrame, writeHello } from "./frames.js";
+import { framePerTurn, readFrames, writeHello } from "./frames.js";
 import type { RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
 
 /** A relayed call left without an answer this long ends the link: its calls fall back to local writes. */
-export const CALL_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 10_000;
 
 /**
  * Thrown for a relayed call whose answer will not come (the link broke, was closed, or timed out): the leader may
@@ -32,9 +32,8 @@ interface Pending {
 export class RelayLink {
   private readonly socket: Socket;
   private readonly pending = new Map<number, Pending>();
-  private outgoing: RelayCall[] = [];
+  private readonly send: (call: RelayCall) => void;
   private nextId = 1;
-  private scheduled = false;
   private broken: string | undefined;
   private readonly timer: NodeJS.Timeout;
   /** Set once the TCP connection was made: a link that never connected says so (election.ts backs off). */
@@ -50,6 +49,7 @@ export class RelayLink {
       this.connected = true;
     });
     writeHello(this.socket, secret); // buffered by the socket until it connects
+    this.send = framePerTurn<RelayCall>(this.socket);
     readFrames(this.socket, (frame) => this.answer(frame as RelayAnswer[]));
     this.socket.on("error", (error) => this.end(error.message));
     this.socket.on("close", () => this.end("connection closed"));
@@ -66,16 +66,7 @@ export class RelayLink {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, at: performance.now() });
-      this.outgoing.push([id, method, params]);
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        if (this.broken !== undefined || this.outgoing.length === 0) return;
-        const calls = this.outgoing;
-        this.outgoing = [];
-        writeFrame(this.socket, calls);
-      });
+      this.send([id, method, params]);
     });
   }
 
@@ -108,8 +99,7 @@ export class RelayLink {
     if (this.broken !== undefined) return;
     this.broken = cause;
     clearInterval(this.timer);
-    this.socket.destroy();
-    this.outgoing = [];
+    this.socket.destroy(); // calls not yet written stay unwritten (framePerTurn)
     const lost = [...this.pending.values()];
     this.pending.clear();
     for (const p of lost) p.reject(new RelayLost(cause));

@@ -4,7 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { relayServed } from "../../../metrics/metrics.js";
 import { errorToWire } from "../../../threads/wire.js";
-import { readFrames, writeFrame } from "./frames.js";
+import { framePerTurn, readFrames } from "./frames.js";
 import type { RelayAnswer, RelayCall, RelayedMethod } from "./wire.js";
 
 /** A connection that has not shown the secret within this long is closed. */
@@ -68,19 +68,7 @@ export class RelayServer {
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     const helloTimer = setTimeout(() => socket.destroy(), timerDelay(HELLO_TIMEOUT_MS));
-    let answers: RelayAnswer[] = [];
-    let scheduled = false;
-    const send = (answer: RelayAnswer) => {
-      answers.push(answer);
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        const frame = answers;
-        answers = [];
-        if (!socket.destroyed) writeFrame(socket, frame);
-      });
-    };
+    const send = framePerTurn<RelayAnswer>(socket);
     const secret = Buffer.from(this.secret);
     const hello = (shown: Buffer) => {
       clearTimeout(helloTimer);
